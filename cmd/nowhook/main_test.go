@@ -1,0 +1,53 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/fakekbs"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files inside testdata/script/*.txtar")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"nowhook": func() { os.Exit(run(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})) },
+		"kbs":     func() { os.Exit(fakekbs.Main()) },
+	})
+}
+
+// TestScript runs every scenario in testdata/script: the behaviour spec.
+func TestScript(t *testing.T) {
+	fixtures, err := filepath.Abs("../../testdata/kanbus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "../../testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       *update,
+		Cmds:                scriptCmds,
+		Condition: func(cond string) (bool, error) {
+			return scriptCondition(cond)
+		},
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, ".home")
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			env.Setenv("HOME", home)
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			env.Setenv("CODEX_HOME", filepath.Join(home, ".codex"))
+			env.Setenv("KANBUS_FIXTURES", fixtures)
+			env.Setenv("NOWHOOK_DEBUG", "")
+			env.Setenv("CLAUDE_PROJECT_DIR", "")
+			env.Setenv("KBS", "")
+			return nil
+		},
+	})
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// A change is one file's planned new content. Nothing touches the disk
+// until every change of a plan has been computed and checked.
+type change struct {
+	rel     string      // as shown to the user, relative to the root
+	target  string      // the file written: the final target when rel is a symlink
+	old     []byte      // current content; nil when absent
+	existed bool        // whether target exists
+	next    []byte      // planned content
+	mode    fs.FileMode // mode to write with
+	remove  bool        // delete the file instead of writing it
+}
+
+func (c *change) changed() bool {
+	if c.remove {
+		return c.existed
+	}
+	return !c.existed || !bytes.Equal(c.old, c.next)
+}
+
+// status says what the plan does to the file, for the summary.
+func (c *change) status() string {
+	switch {
+	case c.remove && c.existed:
+		return "deleted"
+	case !c.changed():
+		return "unchanged"
+	case !c.existed:
+		return "created"
+	}
+	return "updated"
+}
+
+// plan is every change of one command run, keyed by the file written, so
+// that two names for one file (a symlink) get all their edits in one place.
+type plan struct {
+	root    string
+	changes []*change
+	byPath  map[string]*change
+	notes   []string // warnings and things left alone, shown after the summary
+}
+
+func newPlan(root string) *plan {
+	return &plan{root: root, byPath: map[string]*change{}}
+}
+
+// file returns the change for rel, reading the file on first use.
+func (p *plan) file(rel string) (*change, error) {
+	abs := filepath.Join(p.root, filepath.FromSlash(rel))
+	target, err := resolve(abs)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rel, err)
+	}
+	if c, ok := p.byPath[target]; ok {
+		return c, nil
+	}
+	c := &change{rel: rel, target: target, mode: 0o644}
+	info, err := os.Stat(target)
+	switch {
+	case err == nil && info.IsDir():
+		return nil, fmt.Errorf("%s: is a directory, where nowhook expects a file; move it away, then run nowhook again", rel)
+	case err == nil && !info.Mode().IsRegular():
+		return nil, fmt.Errorf("%s: is not a regular file; replace it with a file, then run nowhook again", rel)
+	case err == nil:
+		b, err := os.ReadFile(target)
+		if err != nil {
+			return nil, fmt.Errorf("%s: cannot be read: %w; fix its permissions, then run nowhook again", rel, err)
+		}
+		c.old, c.existed, c.mode = b, true, info.Mode().Perm()
+	case errors.Is(err, fs.ErrNotExist):
+	default:
+		return nil, fmt.Errorf("%s: %w", rel, err)
+	}
+	c.next = c.old
+	p.byPath[target] = c
+	p.changes = append(p.changes, c)
+	return c, nil
+}
+
+// edit plans rel's new content as f of its current content.
+func (p *plan) edit(rel string, f func(current []byte) ([]byte, error)) (*change, error) {
+	c, err := p.file(rel)
+	if err != nil {
+		return nil, err
+	}
+	next, err := f(c.next)
+	if err != nil {
+		return nil, err
+	}
+	c.next = next
+	return c, nil
+}
+
+func (p *plan) note(format string, args ...any) {
+	p.notes = append(p.notes, fmt.Sprintf(format, args...))
+}
+
+// resolve follows symlinks to the file that is really written: in the
+// path's directories and in the file itself, even when the final target
+// does not exist yet.
+func resolve(path string) (string, error) {
+	for hops := 0; hops < 40; hops++ {
+		dir, base := filepath.Split(path)
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		path = filepath.Join(dir, base)
+		info, err := os.Lstat(path)
+		if err != nil || info.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		link, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(dir, link)
+		}
+		path = link
+	}
+	return "", errors.New("too many levels of symbolic links")
+}
+
+// relTo shows path relative to root where it lies inside it.
+func relTo(root, path string) string {
+	if r, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(r, "..") {
+		return filepath.ToSlash(r)
+	}
+	return path
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/reminder"
+)
+
+// stdio is the command's standard streams; tests pass their own.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// Exit statuses shared by the commands (SPEC, Commands).
+const (
+	exitOK      = 0
+	exitFailed  = 1
+	exitUsage   = 2
+	exitAborted = 130
+)
+
+const usage = `nowhook keeps a team's Kanbus work-in-progress in the agent's context after compaction.
+
+Usage:
+  nowhook setup [--yes] [--agents LIST] [--dir DIR] [--dry-run] [--timeout DURATION] [--trust-codex] [--force]
+  nowhook doctor [--dir DIR] [--json]
+  nowhook reminder [--timeout DURATION]
+  nowhook version
+
+Run 'nowhook COMMAND --help' for a command's flags.
+`
+
+// run is the whole program; it returns the exit status and never exits.
+func run(args []string, io stdio) int {
+	if len(args) == 0 {
+		fmt.Fprint(io.err, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "reminder":
+		// The hook runtime: first, so nothing else runs on the hot path.
+		return reminder.Run(args[1:], io.in, io.out, io.err)
+	case "setup":
+		return runSetup(args[1:], io)
+	case "version", "--version", "-version":
+		fmt.Fprintln(io.out, versionString())
+		return exitOK
+	case "help", "--help", "-help", "-h":
+		fmt.Fprint(io.out, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(io.err, "nowhook: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+}
+
+// versionString reports the module version and the VCS state the binary
+// was built from, as recorded by the Go toolchain.
+func versionString() string {
+	version, revision, modified, goVersion := "(devel)", "unknown", "", "unknown"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		goVersion = info.GoVersion
+		if info.Main.Version != "" {
+			version = info.Main.Version
+		}
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				revision = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					modified = " (modified)"
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("nowhook %s, commit %s%s, built with %s, template v%d", version, revision, modified, goVersion, templateVersion)
+}

@@ -1,0 +1,197 @@
+package detect
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Mode is how nowhook serves an agent.
+type Mode string
+
+const (
+	// Reinject puts the reminder back into the model's context right after
+	// every compaction, through a hook.
+	Reinject Mode = "reinject"
+	// OnDemand teaches the agent to run `kbs now` itself (AGENTS.md).
+	OnDemand Mode = "ondemand"
+	// Nudge is on-demand plus a message to the user before compaction.
+	Nudge Mode = "nudge"
+)
+
+// Modes lists every mode in the order help texts show them.
+var Modes = []Mode{Reinject, OnDemand, Nudge}
+
+// Platform is one row of the platform matrix (PLATFORMS.md): what an agent
+// can do after compaction, what nowhook installs for it, and why.
+type Platform struct {
+	Name  string // as given to --agents
+	Title string // as shown to people
+	// Default is the mode used when --agents names the agent without one.
+	Default Mode
+	// Supported maps each supported mode to the files setup writes for it.
+	Supported map[Mode][]string
+	// Refused maps each mode the agent lacks to the reason.
+	Refused map[Mode]string
+	// Reinject says how re-injection works, or why it cannot ("no: ...").
+	Reinject string
+	// Markers are the repository paths that show the agent is in use.
+	Markers []string
+	// Binaries are the commands that show the agent is installed.
+	Binaries []string
+}
+
+const (
+	onDemandFile = "AGENTS.md"
+
+	cursorReason      = "Cursor's preCompact hook only observes (its user_message goes to the user, not the agent) and Cursor has no post-compact event"
+	antigravityReason = "Antigravity has no compaction event; its PreInvocation hook fires before every model call, which would inject on every turn, not after compaction"
+)
+
+// Platforms is the platform matrix. Setup, doctor, the wizard and the README
+// read it; a new agent is a new row.
+var Platforms = []Platform{
+	{
+		Name:    "claude",
+		Title:   "Claude Code",
+		Default: Reinject,
+		Supported: map[Mode][]string{
+			Reinject: {".claude/settings.json", ".claude/hooks/kanbus-compaction-right-now.sh", "CLAUDE.md", onDemandFile},
+			OnDemand: {onDemandFile},
+		},
+		Refused: map[Mode]string{
+			Nudge: "nudge is Cursor's pre-compaction message to the user; Claude Code re-injects the reminder itself (use reinject or ondemand)",
+		},
+		Reinject: "yes: SessionStart hook with matcher compact; its stdout is added to the next model request",
+		Markers:  []string{".claude", "CLAUDE.md"},
+		Binaries: []string{"claude"},
+	},
+	{
+		Name:    "codex",
+		Title:   "Codex CLI",
+		Default: Reinject,
+		Supported: map[Mode][]string{
+			Reinject: {".codex/hooks.json", ".codex/hooks/kanbus-compaction-right-now.sh", onDemandFile},
+			OnDemand: {onDemandFile},
+		},
+		Refused: map[Mode]string{
+			Nudge: "nudge is Cursor's pre-compaction message to the user; Codex re-injects the reminder itself (use reinject or ondemand)",
+		},
+		Reinject: "yes: SessionStart hook with source compact; its stdout becomes a developer message",
+		Markers:  []string{".codex"},
+		Binaries: []string{"codex"},
+	},
+	{
+		Name:    "cursor",
+		Title:   "Cursor",
+		Default: OnDemand,
+		Supported: map[Mode][]string{
+			OnDemand: {onDemandFile},
+			Nudge:    {onDemandFile, ".cursor/hooks.json", ".cursor/hooks/kanbus-precompact-nudge.sh"},
+		},
+		Refused: map[Mode]string{
+			Reinject: "Cursor cannot re-inject after compaction: " + cursorReason,
+		},
+		Reinject: "no: " + cursorReason,
+		Markers:  []string{".cursor", ".cursorrules"},
+		Binaries: []string{"cursor-agent"},
+	},
+	{
+		Name:    "antigravity",
+		Title:   "Antigravity",
+		Default: OnDemand,
+		Supported: map[Mode][]string{
+			OnDemand: {onDemandFile},
+		},
+		Refused: map[Mode]string{
+			Reinject: "Antigravity cannot re-inject after compaction: " + antigravityReason,
+			Nudge:    "Antigravity has no compaction event to send a nudge from",
+		},
+		Reinject: "no: " + antigravityReason,
+		Markers:  []string{".agents/rules", ".agents/workflows", ".agents/hooks.json", ".agent", "GEMINI.md"},
+	},
+}
+
+// Lookup returns the platform named name.
+func Lookup(name string) (Platform, bool) {
+	for _, p := range Platforms {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Platform{}, false
+}
+
+// Names lists the platforms' names.
+func Names() []string {
+	names := make([]string, len(Platforms))
+	for i, p := range Platforms {
+		names[i] = p.Name
+	}
+	return names
+}
+
+// Choice is one agent and the mode to configure it in.
+type Choice struct {
+	Platform Platform
+	Mode     Mode
+}
+
+// ParseAgents parses the --agents list `agent[=mode],...`. A mode the
+// platform lacks is refused with the platform's reason.
+func ParseAgents(list string) ([]Choice, error) {
+	var choices []Choice
+	seen := map[string]bool{}
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name, mode, hasMode := strings.Cut(item, "=")
+		p, ok := Lookup(name)
+		if !ok {
+			return nil, fmt.Errorf("unknown agent %q (known: %s)", name, strings.Join(Names(), ", "))
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("agent %q is listed twice", name)
+		}
+		seen[name] = true
+		c, err := p.Choose(Mode(mode), hasMode)
+		if err != nil {
+			return nil, err
+		}
+		choices = append(choices, c)
+	}
+	if len(choices) == 0 {
+		return nil, fmt.Errorf("--agents lists no agent (known: %s)", strings.Join(Names(), ", "))
+	}
+	return choices, nil
+}
+
+// Choose returns the choice of mode for p; without a mode, p's default.
+func (p Platform) Choose(mode Mode, hasMode bool) (Choice, error) {
+	if !hasMode {
+		return Choice{Platform: p, Mode: p.Default}, nil
+	}
+	if _, ok := p.Supported[mode]; ok {
+		return Choice{Platform: p, Mode: mode}, nil
+	}
+	if reason, ok := p.Refused[mode]; ok {
+		return Choice{}, fmt.Errorf("%s=%s is refused: %s", p.Name, mode, reason)
+	}
+	var known []string
+	for _, m := range Modes {
+		known = append(known, string(m))
+	}
+	return Choice{}, fmt.Errorf("unknown mode %q for %s (modes: %s)", mode, p.Name, strings.Join(known, ", "))
+}
+
+// SupportedModes lists p's modes in the order of Modes.
+func (p Platform) SupportedModes() []Mode {
+	var modes []Mode
+	for _, m := range Modes {
+		if _, ok := p.Supported[m]; ok {
+			modes = append(modes, m)
+		}
+	}
+	return modes
+}

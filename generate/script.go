@@ -1,0 +1,72 @@
+package generate
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Scripts nowhook owns whole carry a signature line right after the
+// "#!" line: the template version and a hash of every other line. A body
+// that no longer matches its hash was changed by someone; a file without
+// the line belongs to whoever removed it.
+
+var signatureRE = regexp.MustCompile(`^# nowhook template v(\d+) sha256:([0-9a-f]{16}) `)
+
+const signatureNote = "(generated: do not edit; delete this line to take the file over)"
+
+// Script returns the script for body, a template whose first line is
+// its "#!" line, with our signature line inserted after it.
+func Script(body string, version int) []byte {
+	first, rest, _ := strings.Cut(body, "\n")
+	return []byte(first + "\n" + signatureLine(version, first+"\n"+rest) + "\n" + rest)
+}
+
+func signatureLine(version int, body string) string {
+	sum := sha256.Sum256([]byte(body))
+	return fmt.Sprintf("# nowhook template v%d sha256:%s %s", version, hex.EncodeToString(sum[:8]), signatureNote)
+}
+
+// ScriptState is what an existing script at one of our paths is.
+type ScriptState int
+
+const (
+	ScriptAbsent   ScriptState = iota
+	ScriptOurs                 // signed by us and unchanged since
+	ScriptModified             // signed by us, but the body changed
+	ScriptForeign              // no signature: the user's, or Kanbus's hand-copied example
+	ScriptKanbus               // Kanbus's documented example wrapper, copied by hand
+)
+
+// InspectScript tells whose current is; for ours, the template version.
+func InspectScript(current []byte) (ScriptState, int) {
+	if len(current) == 0 {
+		return ScriptAbsent, 0
+	}
+	first, rest, _ := bytes.Cut(current, []byte("\n"))
+	sig, body, _ := bytes.Cut(rest, []byte("\n"))
+	m := signatureRE.FindSubmatch(sig)
+	if m == nil {
+		if isKanbusExample(current) {
+			return ScriptKanbus, 0
+		}
+		return ScriptForeign, 0
+	}
+	version, _ := strconv.Atoi(string(m[1]))
+	whole := string(first) + "\n" + string(body)
+	if signatureLine(version, whole) != string(bytes.TrimRight(sig, "\r")) {
+		return ScriptModified, version
+	}
+	return ScriptOurs, version
+}
+
+// isKanbusExample recognises the wrapper Kanbus's documentation tells
+// people to copy: it reads KANBUS_COMPACTION_HOOK_TIMEOUT_SECONDS and runs
+// `now --json --list`.
+func isKanbusExample(b []byte) bool {
+	return bytes.Contains(b, []byte("KANBUS_COMPACTION_HOOK_TIMEOUT_SECONDS")) && bytes.Contains(b, []byte("--json"))
+}

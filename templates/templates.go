@@ -1,0 +1,44 @@
+// Package templates holds every file nowhook writes, embedded in the binary.
+//
+// Version is the template version: every change to any template bumps it
+// and adds an upgrade fixture under testdata/script (SPEC, Upgrades).
+package templates
+
+import (
+	_ "embed"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Version is the current template version.
+const Version = 1
+
+// Wrapper is the wrapper script that the agents' hooks run. Line 1 is
+// "#!/bin/sh"; the generator inserts the signature line after it.
+//
+//go:embed wrapper.sh
+var Wrapper string
+
+// Nudge is Cursor's preCompact script.
+//
+//go:embed nudge.sh
+var Nudge string
+
+// CompactInstructions is the body of the managed CLAUDE.md block.
+//
+//go:embed compact-instructions.md
+var CompactInstructions string
+
+// OnDemand is the body of the managed AGENTS.md block.
+//
+//go:embed kbs-now.md
+var OnDemand string
+
+// RenderWrapper returns the wrapper with the hook budget filled in.
+func RenderWrapper(budget time.Duration) string {
+	return strings.NewReplacer(
+		"@TIMEOUT@", budget.String(),
+		"@TIMEOUT_SECONDS@", strconv.FormatFloat(budget.Seconds(), 'f', -1, 64),
+	).Replace(Wrapper)
+}
