@@ -1,0 +1,10 @@
+// Package e2e proves, with the real Claude Code and Codex CLI binaries, that
+// what `nowhook setup` writes makes each agent put the Kanbus reminder into
+// the first model request after a context compaction.
+//
+// The package holds only tests. They run each client offline against a mock
+// model server on 127.0.0.1 (the recipes are in the shared E2E.md) and skip
+// with a clear message when a client is not found: set CLAUDE_BIN and
+// CODEX_BIN, or put claude and codex on PATH (.ci/run installs the pinned
+// versions with scripts/install-agents.sh).
+package e2e

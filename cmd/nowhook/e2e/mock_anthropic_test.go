@@ -1,0 +1,158 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// anthropicMock is a Messages API on 127.0.0.1 that records every request
+// body and answers like a model that says little (E2E.md, Claude Code).
+type anthropicMock struct {
+	srv *httptest.Server
+
+	mu   sync.Mutex
+	reqs []recordedRequest
+	// highUsage, when set, makes the first ordinary (non-summary) reply
+	// report an input size close to the context window, so that Claude
+	// Code compacts on its own before the next turn.
+	highUsage     bool
+	highUsageDone bool
+}
+
+// recordedRequest is one request the mock received.
+type recordedRequest struct {
+	Method, Path string
+	Body         []byte
+	// Kind is what the mock took the request for: "summary" (a
+	// compaction summary request), "compaction" (Codex's), or "turn".
+	Kind string
+}
+
+func newAnthropicMock(t *testing.T) *anthropicMock {
+	t.Helper()
+	m := &anthropicMock{}
+	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
+	t.Cleanup(m.srv.Close)
+	return m
+}
+
+// requests returns a copy of what was received so far.
+func (m *anthropicMock) requests() []recordedRequest {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]recordedRequest(nil), m.reqs...)
+}
+
+// messagesRequest is the part of a Messages API request the mock reads.
+type messagesRequest struct {
+	Model    string `json:"model"`
+	Stream   bool   `json:"stream"`
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+}
+
+func (m *anthropicMock) serve(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	rec := recordedRequest{Method: r.Method, Path: r.URL.Path, Body: body}
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
+		m.record(rec)
+		http.Error(w, "mock: only POST /v1/messages", http.StatusNotFound)
+		return
+	}
+	var req messagesRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		m.record(rec)
+		http.Error(w, "mock: bad JSON: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	rec.Kind = "turn"
+	if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == "user" &&
+		strings.Contains(string(req.Messages[n-1].Content), "create a detailed summary") {
+		rec.Kind = "summary"
+	}
+
+	m.mu.Lock()
+	m.reqs = append(m.reqs, rec)
+	n := len(m.reqs)
+	inputTokens := 100
+	if rec.Kind == "turn" && m.highUsage && !m.highUsageDone {
+		m.highUsageDone = true
+		inputTokens = 990000
+	}
+	m.mu.Unlock()
+
+	text := fmt.Sprintf("Reply %d from the mock.", n)
+	if rec.Kind == "summary" {
+		text = "<summary>The user greeted the assistant; nothing else happened.</summary>"
+	}
+	model := req.Model
+	if model == "" {
+		model = "mock-model"
+	}
+	id := fmt.Sprintf("msg_mock_%d", n)
+	usage := map[string]any{"input_tokens": inputTokens, "output_tokens": 8}
+
+	if !req.Stream {
+		w.Header().Set("content-type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"id": id, "type": "message", "role": "assistant", "model": model,
+			"content":     []any{map[string]any{"type": "text", "text": text}},
+			"stop_reason": "end_turn", "stop_sequence": nil, "usage": usage,
+		})
+		return
+	}
+	w.Header().Set("content-type", "text/event-stream")
+	w.Header().Set("cache-control", "no-cache")
+	events := []struct {
+		name string
+		data map[string]any
+	}{
+		{"message_start", map[string]any{"message": map[string]any{
+			"id": id, "type": "message", "role": "assistant", "model": model,
+			"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage,
+		}}},
+		{"content_block_start", map[string]any{"index": 0,
+			"content_block": map[string]any{"type": "text", "text": ""}}},
+		{"content_block_delta", map[string]any{"index": 0,
+			"delta": map[string]any{"type": "text_delta", "text": text}}},
+		{"content_block_stop", map[string]any{"index": 0}},
+		{"message_delta", map[string]any{
+			"delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil},
+			"usage": map[string]any{"output_tokens": 8}}},
+		{"message_stop", map[string]any{}},
+	}
+	for _, e := range events {
+		e.data["type"] = e.name
+		writeSSE(w, e.name, e.data)
+	}
+}
+
+func (m *anthropicMock) record(rec recordedRequest) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reqs = append(m.reqs, rec)
+}
+
+// writeSSE writes one server-sent event and flushes it.
+func writeSSE(w http.ResponseWriter, name string, data any) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		panic(err) // the mock's own values always marshal
+	}
+	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
