@@ -6,5 +6,6 @@
 // model server on 127.0.0.1 (the recipes are in the shared E2E.md) and skip
 // with a clear message when a client is not found: set CLAUDE_BIN and
 // CODEX_BIN, or put claude and codex on PATH (.ci/run installs the pinned
-// versions with scripts/install-agents.sh).
+// versions with scripts/install-agents.sh). With NOWHOOK_E2E_REQUIRE_AGENTS
+// set, as in CI, a missing client fails the test instead.
 package e2e

@@ -65,7 +65,8 @@ func nowhookBinary(t *testing.T) string {
 }
 
 // findClient returns the path of a real agent client from the environment
-// variable envName or PATH, or skips the test with the way to provide one.
+// variable envName or PATH, or skips the test with the way to provide one
+// (fails instead when NOWHOOK_E2E_REQUIRE_AGENTS is set, as in CI).
 func findClient(t *testing.T, envName, name string) string {
 	t.Helper()
 	if p := os.Getenv(envName); p != "" {
@@ -80,7 +81,11 @@ func findClient(t *testing.T, envName, name string) string {
 	}
 	p, err := exec.LookPath(name)
 	if err != nil {
-		t.Skipf("%s not found: set %s or put %s on PATH; .ci/run installs it", name, envName, name)
+		msg := fmt.Sprintf("%s not found: set %s or put %s on PATH; .ci/run installs it", name, envName, name)
+		if os.Getenv("NOWHOOK_E2E_REQUIRE_AGENTS") != "" {
+			t.Fatal(msg + " (NOWHOOK_E2E_REQUIRE_AGENTS is set, so a missing client fails)")
+		}
+		t.Skip(msg)
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
