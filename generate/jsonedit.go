@@ -188,7 +188,7 @@ func strictCheck(f HookFile, src []byte) error {
 	return &FileError{Path: f.Path, Line: line, Col: col,
 		Problem:     "has " + what + ", so it is not strict JSON",
 		Consequence: f.Agent + " currently ignores this whole file, so every hook and setting in it is off",
-		Fix:         "remove " + what + " (" + f.Path + " must be plain JSON), then run nowhook setup again"}
+		Fix:         "remove " + strings.Replace(what, "a ", "the ", 1) + " (" + f.Path + " must be plain JSON), then run nowhook setup again"}
 }
 
 func syntaxPosition(src []byte, err error) (line, col int) {
