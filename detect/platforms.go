@@ -195,3 +195,25 @@ func (p Platform) SupportedModes() []Mode {
 	}
 	return modes
 }
+
+// Matrix renders the platform matrix as a Markdown table, for the README
+// (a test keeps the README's copy equal to it).
+func Matrix() string {
+	var b strings.Builder
+	b.WriteString("| agent | `--agents` name | modes (default first) | re-inject after compaction | files nowhook writes (default mode) |\n")
+	b.WriteString("|---|---|---|---|---|\n")
+	for _, p := range Platforms {
+		modes := []string{string(p.Default)}
+		for _, m := range p.SupportedModes() {
+			if m != p.Default {
+				modes = append(modes, string(m))
+			}
+		}
+		var files []string
+		for _, f := range p.Supported[p.Default] {
+			files = append(files, "`"+f+"`")
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s |\n", p.Title, p.Name, strings.Join(modes, ", "), p.Reinject, strings.Join(files, ", "))
+	}
+	return b.String()
+}
