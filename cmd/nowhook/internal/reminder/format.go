@@ -1,0 +1,152 @@
+package reminder
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// The reminder format (shared KANBUS.md, "The reminder format") and its caps
+// (SPEC, "The hook runtime"). The python3 fallback in templates/wrapper.sh
+// implements the same rules; the golden test holds the two together.
+const (
+	header      = "Kanbus WIP (whole project, capped):\n\n"
+	noSummary   = "(no right-now summary)"
+	maxItems    = 30
+	maxLineLen  = 300  // characters (code points) per line, "…" included
+	maxOutBytes = 6000 // the whole output stays strictly under this
+)
+
+// format renders the reminder for items; nil when there is nothing to say.
+// Every line is "- [P{priority}][{status}] {id}: {title} — {summary}".
+func format(items []item) []byte {
+	if len(items) == 0 {
+		return nil
+	}
+	out := make([]byte, 0, 4096)
+	out = append(out, header...)
+	var line []byte
+	shown := 0
+	for i := range items {
+		if i == maxItems {
+			break
+		}
+		line = appendLine(line[:0], &items[i])
+		reserve := 0
+		if rest := len(items) - i - 1; rest > 0 {
+			reserve = moreLen(rest)
+		}
+		if len(out)+len(line)+1+reserve >= maxOutBytes {
+			break
+		}
+		out = append(out, line...)
+		out = append(out, '\n')
+		shown++
+	}
+	if shown < len(items) {
+		out = appendMore(out, len(items)-shown)
+	}
+	return out
+}
+
+// appendMore adds the line that says how many items were left out.
+func appendMore(out []byte, n int) []byte {
+	out = append(out, "- … "...)
+	out = strconv.AppendInt(out, int64(n), 10)
+	return append(out, " more: run kbs now --list\n"...)
+}
+
+func moreLen(n int) int {
+	return len(appendMore(make([]byte, 0, 48), n))
+}
+
+// appendLine renders one item, sanitised and cut to maxLineLen characters.
+func appendLine(dst []byte, it *item) []byte {
+	start := len(dst)
+	dst = append(dst, "- [P"...)
+	if it.hasPriority {
+		dst = strconv.AppendInt(dst, it.priority, 10)
+	} else {
+		dst = append(dst, '?')
+	}
+	dst = append(dst, "]["...)
+	dst = appendOr(dst, it.status, it.hasStatus, "?")
+	dst = append(dst, "] "...)
+	dst = appendOr(dst, it.id, it.hasID, "?")
+	dst = append(dst, ": "...)
+	if it.hasTitle {
+		dst = appendClean(dst, it.title)
+	}
+	dst = append(dst, " — "...)
+	dst = appendOr(dst, it.summary, it.hasSummary, noSummary)
+	return cutLine(dst, start)
+}
+
+// appendOr appends the cleaned s, or def when s is absent or cleans to "".
+func appendOr(dst []byte, s string, has bool, def string) []byte {
+	n := len(dst)
+	if has {
+		dst = appendClean(dst, s)
+	}
+	if len(dst) == n {
+		dst = append(dst, def...)
+	}
+	return dst
+}
+
+// appendClean appends s with every run of control characters, line breaks
+// and spaces turned into one space, trimmed at both ends: a field can
+// neither break the line nor smuggle terminal escapes.
+func appendClean(dst []byte, s string) []byte {
+	pending, wrote := false, false
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			i++
+			if c <= 0x20 || c == 0x7F {
+				pending = wrote
+				continue
+			}
+			if pending {
+				dst = append(dst, ' ')
+				pending = false
+			}
+			dst = append(dst, c)
+			wrote = true
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r >= 0x80 && r <= 0x9F) || r == 0x2028 || r == 0x2029 {
+			i += n
+			pending = wrote
+			continue
+		}
+		if pending {
+			dst = append(dst, ' ')
+			pending = false
+		}
+		dst = append(dst, s[i:i+n]...)
+		i += n
+		wrote = true
+	}
+	return dst
+}
+
+// cutLine cuts the line that starts at dst[start] to maxLineLen characters,
+// the last being "…".
+func cutLine(dst []byte, start int) []byte {
+	line := dst[start:]
+	if len(line) <= maxLineLen {
+		return dst // fewer bytes than the limit: fewer characters too
+	}
+	n, cut := 0, -1
+	for i := range string(line) {
+		if n == maxLineLen-1 {
+			cut = i
+		}
+		n++
+		if n > maxLineLen {
+			return append(dst[:start+cut], "…"...)
+		}
+	}
+	return dst
+}

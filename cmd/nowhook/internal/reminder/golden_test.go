@@ -1,0 +1,233 @@
+package reminder
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nowhook/nowhook/templates"
+)
+
+// wrapperPaths are the ways the rendered wrapper can run: through nowhook,
+// through the python3 fallback under coreutils timeout, and through the
+// fallback alone. Each is a PATH for the wrapper.
+type wrapperPath struct {
+	name  string
+	tools []string
+}
+
+var wrapperPaths = []wrapperPath{
+	{"nowhook", []string{"nowhook", "kbs"}},
+	{"python3+timeout", []string{"python3", "timeout", "kbs"}},
+	{"python3", []string{"python3", "kbs"}},
+}
+
+// writeWrapper renders the wrapper template, as setup writes it minus the
+// signature line, into a temporary file.
+func writeWrapper(t *testing.T, budget time.Duration) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kanbus-compaction-right-now.sh")
+	if err := os.WriteFile(path, []byte(templates.RenderWrapper(budget)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// runWrapper runs the wrapper with sh, the given PATH and environment, and
+// the payload on stdin. It fails the test unless the wrapper exits 0.
+func runWrapper(t *testing.T, wrapper, path, stdin string, env ...string) (stdout, stderr string) {
+	t.Helper()
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	cmd := exec.Command(sh, wrapper)
+	cmd.Env = append([]string{"PATH=" + path, "NOWHOOK_DEBUG=1"}, env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("wrapper: %v\nstderr:\n%s", err, e.String())
+	}
+	return o.String(), e.String()
+}
+
+// fixtureNames lists the payload fixtures.
+func fixtureNames(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir(fixtures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		if n := e.Name(); !strings.HasSuffix(n, ".expected.txt") && n != "README.md" {
+			names = append(names, n)
+		}
+	}
+	if len(names) < 9 {
+		t.Fatalf("only %d fixtures in %s", len(names), fixtures)
+	}
+	return names
+}
+
+// printsNothing are the fixtures that are not a reminder (fixtures README).
+var printsNothing = map[string]bool{"empty.json": true, "object.json": true, "garbage.txt": true}
+
+// TestGolden drives the Go path and every wrapper path over every payload
+// fixture: byte for byte the .expected.txt where there is one, nothing
+// where the README says so, and the same bytes on every path otherwise.
+func TestGolden(t *testing.T) {
+	proj := project(t)
+	wrapper := writeWrapper(t, 5*time.Second)
+	bins := map[string]string{}
+	for _, wp := range wrapperPaths {
+		bins[wp.name] = toolDir(t, wp.tools...)
+	}
+	for _, name := range fixtureNames(t) {
+		t.Run(name, func(t *testing.T) {
+			payload := abs(t, filepath.Join(fixtures, name))
+			fakeEnv(t, "FAKE_KBS_PAYLOAD", payload)
+			got, log := goReminder(t, 5*time.Second, strings.NewReader(compactPayload),
+				env("CLAUDE_PROJECT_DIR", proj, "KBS", filepath.Join(bins["nowhook"], "kbs")), t.TempDir())
+			want, err := os.ReadFile(strings.TrimSuffix(payload, filepath.Ext(payload)) + ".expected.txt")
+			switch {
+			case err == nil:
+				if got != string(want) {
+					t.Fatalf("Go path:\n%s\nwant:\n%s\nlog:\n%s", got, want, log)
+				}
+			case printsNothing[name]:
+				if got != "" {
+					t.Fatalf("Go path printed for %s:\n%s", name, got)
+				}
+			default:
+				if got == "" {
+					t.Fatalf("Go path printed nothing for %s; log:\n%s", name, log)
+				}
+			}
+			for _, wp := range wrapperPaths {
+				out, stderr := runWrapper(t, wrapper, bins[wp.name], compactPayload,
+					"CLAUDE_PROJECT_DIR="+proj, "FAKE_KBS_PAYLOAD="+payload)
+				if python := strings.Contains(stderr, "(python3): project: "); python != strings.HasPrefix(wp.name, "python3") {
+					t.Errorf("wrapper via %s: python3 fallback ran: %v; stderr:\n%s", wp.name, python, stderr)
+				}
+				if out != got {
+					t.Errorf("wrapper via %s differs from the Go path:\n%s\nGo path:\n%s\nstderr:\n%s", wp.name, out, got, stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestSharedFixturesCopy checks that testdata/kanbus is still the shared
+// fixture set it was copied from.
+func TestSharedFixturesCopy(t *testing.T) {
+	shared := "../../../../../shared/kanbus/fixtures"
+	entries, err := os.ReadDir(shared)
+	if err != nil {
+		t.Skipf("shared fixtures not available (%v): nothing to compare", err)
+	}
+	for _, e := range entries {
+		if e.Name() == "README.md" {
+			continue
+		}
+		a, err := os.ReadFile(filepath.Join(shared, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(fixtures, e.Name()))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("testdata/kanbus/%s differs from the shared fixture (%v)", e.Name(), err)
+		}
+	}
+}
+
+// TestGoMatchesPython feeds payloads that the fixtures do not cover to the
+// Go path and the python3 fallback and requires the same bytes: decoding,
+// sanitising, caps, priorities and what counts as invalid.
+func TestGoMatchesPython(t *testing.T) {
+	obj := func(fields string) string { return "{" + fields + "}" }
+	many := func(n int, item func(i int) string) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = item(i)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+	cases := map[string]string{
+		"invalid utf-8": "[{\"id\":\"a\xe2\x82\",\"title\":\"b\xed\xa0\x80c\",\"status\":\"\xf0\x9f\x9a\",\"right_now_summary\":\"\x80\xff\xc0\xafz\xf4\x90\x80\x80\"}]",
+		"surrogates":    `[{"id":"\ud83d","title":"\ude80x\ud83d\u0041\ud83d\ud83d\ude80","status":"a\udbff\udfffb","right_now_summary":"\\ud83d"}]`,
+		"key escapes":   `[{"\u0069d":"esc","t\u0069tle":"T","status":"s","priority":1}]`,
+		"duplicates":    `[{"id":"one","id":"two","priority":1,"priority":"x","title":"T","title":5}]`,
+		"bom":           "\ufeff" + `[{"id":"b","title":"BOM"}]`,
+		"blank fields":  `[{"id":"  ","title":" \t ","status":"\n","right_now_summary":" \u2028 "}]`,
+		"controls":      `[{"id":"c\u0085d","title":"a\u0000b\u001fc\u007fd\u009fe\u2029f\u00a0g","status":"x\r\ny","right_now_summary":"  lead and trail  "}]`,
+		"priorities": many(12, func(i int) string {
+			return obj(fmt.Sprintf(`"id":"p%d","priority":%s`, i, []string{"1.0", "-0", "1e2", "true", "123456789012345678901234", `"2"`, "9223372036854775807", "-9223372036854775808", "-9223372036854775809", "null", "[1]", "4"}[i]))
+		}),
+		"nested": `[{"id":"n","meta":{"a":[1,{"b":null}],"c":"\"}"},"title":"after nested"}, [1,2], "s", 3, null, {"title":"no id"}]`,
+		"wide lines cap": many(30, func(i int) string {
+			return obj(fmt.Sprintf(`"id":"w%d","title":"%s","right_now_summary":"%s"`, i, strings.Repeat("é", 200), strings.Repeat("🚀", 200)))
+		}),
+		"many items": many(1000, func(i int) string {
+			return obj(fmt.Sprintf(`"id":"m%d","title":"Item %d","status":"in_progress","priority":%d`, i, i, i%5))
+		}),
+		"exactly 30": many(30, func(i int) string { return obj(fmt.Sprintf(`"id":"e%d"`, i)) }),
+		"31 with junk": many(40, func(i int) string {
+			if i%4 == 0 {
+				return "1"
+			}
+			return obj(fmt.Sprintf(`"id":"j%d"`, i))
+		}),
+		"only junk": `[1, "a", null, [], true]`,
+		"cut at 300": many(2, func(i int) string {
+			return obj(fmt.Sprintf(`"id":"c%d","title":"%s"`, i, strings.Repeat("x", 270+i*20)))
+		}),
+		"whitespace":        " \r\n\t[ {\"id\" : \"ws\" } ] \n",
+		"trailing garbage":  `[{"id":"t"}] x`,
+		"two values":        `[{"id":"t"}][]`,
+		"nan":               `[{"id":"n","priority":NaN}]`,
+		"infinity":          `[{"id":"n","x":-Infinity}]`,
+		"leading zero":      `[{"id":"z","priority":01}]`,
+		"bad escape":        `[{"id":"\x"}]`,
+		"short unicode":     `[{"id":"\u12"}]`,
+		"raw control":       "[{\"id\":\"a\tb\"}]",
+		"unterminated":      `[{"id":"u"`,
+		"trailing comma":    `[{"id":"u"},]`,
+		"single quotes":     `[{'id':'q'}]`,
+		"bare minus":        `[{"id":"m","priority":-}]`,
+		"fraction no digit": `[{"id":"m","priority":1.}]`,
+		"deep":              "[" + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `,{"id":"deep"}]`,
+		"empty input":       "",
+		"null":              "null",
+	}
+	proj := project(t)
+	wrapper := writeWrapper(t, 5*time.Second)
+	bin := toolDir(t, "python3", "timeout", "kbs")
+	dir := t.TempDir()
+	for name, content := range cases {
+		t.Run(name, func(t *testing.T) {
+			payload := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")
+			writeFile(t, payload, content)
+			fakeEnv(t, "FAKE_KBS_PAYLOAD", payload)
+			got, log := goReminder(t, 5*time.Second, strings.NewReader(compactPayload),
+				env("CLAUDE_PROJECT_DIR", proj, "KBS", filepath.Join(bin, "kbs")), t.TempDir())
+			out, stderr := runWrapper(t, wrapper, bin, compactPayload,
+				"CLAUDE_PROJECT_DIR="+proj, "FAKE_KBS_PAYLOAD="+payload)
+			if !strings.Contains(stderr, "(python3): project: ") {
+				t.Fatalf("the python3 fallback did not run; stderr:\n%s", stderr)
+			}
+			if out != got {
+				t.Fatalf("python3 fallback:\n%q\nGo path:\n%q\nGo log:\n%s\npython stderr:\n%s", out, got, log, stderr)
+			}
+			if len(got) >= maxOutBytes {
+				t.Fatalf("%d bytes, want under %d", len(got), maxOutBytes)
+			}
+		})
+	}
+}

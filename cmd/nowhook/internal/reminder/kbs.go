@@ -1,0 +1,134 @@
+package reminder
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"time"
+)
+
+var (
+	errNoStart  = errors.New("could not start")
+	errTimeout  = errors.New("out of time: killed its process group")
+	errTooBig   = fmt.Errorf("printed more than %d bytes: killed its process group", maxOutput)
+	errNotArray = errors.New("did not print a JSON array")
+)
+
+// query runs `PROG now --json --list [--raw]` in dir and parses its
+// output. Compaction re-injection always asks for the whole project: no
+// issue ids.
+func query(prog, dir string, raw bool, deadline time.Time, log logger) ([]item, error) {
+	args := []string{"now", "--json", "--list"}
+	if raw {
+		args = append(args, "--raw")
+	}
+	out, err := call(prog, args, dir, deadline, log)
+	if err != nil {
+		log.printf("%s %v: %v", prog, args, err)
+		return nil, err
+	}
+	items, ok := parseItems(out)
+	if !ok {
+		log.printf("%s %v: %v (%d bytes)", prog, args, errNotArray, len(out))
+		return nil, errNotArray
+	}
+	return items, nil
+}
+
+// call runs prog in its own process group with stdin from /dev/null and
+// returns its stdout. When prog exits, the rest of its group is killed, so
+// a child it left behind cannot hold the pipe open; at the deadline the
+// whole group is killed and call returns at once, without waiting for the
+// pipe to close.
+func call(prog string, args []string, dir string, deadline time.Time, log logger) (out []byte, err error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errNoStart, err)
+	}
+	defer pr.Close()
+	cmd := exec.Command(prog, args...)
+	cmd.Dir = dir
+	cmd.Stdout = pw
+	cmd.SysProcAttr = procAttr()
+	var stderr <-chan []byte
+	if log.on {
+		// Never the agent's own stderr: a leftover child would hold it.
+		er, ew, err := os.Pipe()
+		if err == nil {
+			defer er.Close()
+			cmd.Stderr = ew
+			defer func() { log.printf("%s stderr: %q", prog, drain(stderr)) }()
+			stderr = readChunks(er, 16<<10)
+		}
+	}
+	err = cmd.Start()
+	pw.Close()
+	if f, ok := cmd.Stderr.(*os.File); ok {
+		f.Close()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errNoStart, err)
+	}
+	proc := cmd.Process
+	exited := make(chan error, 1)
+	go func() {
+		defer func() { _ = recover() }()
+		exited <- cmd.Wait()
+	}()
+	data := readChunks(pr, maxOutput+1)
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	var (
+		waitErr   error
+		done, eof bool
+		grace     <-chan time.Time
+	)
+	for !done || !eof {
+		select {
+		case c, open := <-data:
+			if !open {
+				eof, data = true, nil
+				continue
+			}
+			out = append(out, c...)
+			if len(out) > maxOutput {
+				killGroup(proc)
+				return nil, errTooBig
+			}
+		case waitErr = <-exited:
+			done = true
+			// Whatever it left in its group goes too, closing the pipe.
+			killGroup(proc)
+			if !eof {
+				grace = time.After(exitGrace)
+			}
+		case <-grace:
+			log.printf("a process outside the group of %s holds its stdout: using the %d bytes read", prog, len(out))
+			eof = true
+		case <-timer.C:
+			killGroup(proc)
+			return nil, errTimeout
+		}
+	}
+	if waitErr != nil {
+		return nil, waitErr
+	}
+	return out, nil
+}
+
+// drain returns what c holds now, without waiting.
+func drain(c <-chan []byte) []byte {
+	var b []byte
+	for {
+		select {
+		case chunk, open := <-c:
+			if !open {
+				return b
+			}
+			b = append(b, chunk...)
+		default:
+			return b
+		}
+	}
+}

@@ -1,0 +1,313 @@
+// Package reminder is the hook runtime behind `nowhook reminder`: after a
+// context compaction it prints the team's Kanbus work in progress, in the
+// format Kanbus documents, and it never breaks, stalls or floods the agent
+// session that runs it (SPEC, "The hook runtime").
+//
+// It runs after every compaction in every session, so it stays on the
+// standard library and reads JSON with a small reader of its own.
+package reminder
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+const (
+	// DefaultBudget is the time `kbs` gets when --timeout is absent.
+	DefaultBudget = 5 * time.Second
+	// maxBudget bounds --timeout; setup allows 1s to 30s.
+	maxBudget = 60 * time.Second
+	// maxStdin bounds the hook payload.
+	maxStdin = 1 << 20
+	// maxStdinWait bounds the wait for a payload on a pipe that stays open.
+	maxStdinWait = 500 * time.Millisecond
+	// maxOutput bounds what `kbs` may print; 30 items take some 10 KiB.
+	maxOutput = 4 << 20
+	// retryMargin is the budget that must be left to retry with --raw.
+	retryMargin = time.Second
+	// exitGrace is how long the reader waits for end of file after `kbs`
+	// exited and its group was killed, in case a process outside the
+	// group still holds the pipe.
+	exitGrace = 200 * time.Millisecond
+)
+
+// Run is `nowhook reminder [--timeout DURATION]`. It prints the reminder
+// or nothing, writes to stderr only when NOWHOOK_DEBUG is set, and always
+// returns 0.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	log := logger{w: stderr, on: os.Getenv("NOWHOOK_DEBUG") != ""}
+	defer func() {
+		if r := recover(); r != nil {
+			log.printf("internal error, printing nothing: %v", r)
+		}
+	}()
+	budget, help := parseFlags(args, log)
+	if help {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	wd, _ := os.Getwd()
+	out := remind(options{
+		budget: budget,
+		stdin:  stdin,
+		getenv: os.Getenv,
+		wd:     wd,
+		log:    log,
+	})
+	if len(out) > 0 {
+		// The agent may have stopped reading: a write error is not a crash.
+		signal.Ignore(syscall.SIGPIPE)
+		if _, err := stdout.Write(out); err != nil {
+			log.printf("writing the reminder: %v", err)
+		}
+	}
+	return 0
+}
+
+const usage = `Usage: nowhook reminder [--timeout DURATION]
+
+Prints the Kanbus work-in-progress reminder for an agent's SessionStart
+(compact) hook. Reads the hook payload from stdin, runs $KBS, kbs or kanbus
+with "now --json --list" under the budget, and always exits 0.
+Set NOWHOOK_DEBUG=1 to see why it printed nothing.
+
+Flags:
+  --timeout DURATION   the budget for kbs (default 5s)
+`
+
+func parseFlags(args []string, log logger) (budget time.Duration, help bool) {
+	fs := flag.NewFlagSet("reminder", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	timeout := fs.Duration("timeout", DefaultBudget, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, true
+		}
+		log.printf("ignoring arguments: %v", err)
+	}
+	if *timeout <= 0 || *timeout > maxBudget {
+		log.printf("--timeout %s out of range, using %s", *timeout, DefaultBudget)
+		return DefaultBudget, false
+	}
+	return *timeout, false
+}
+
+// options is everything remind reads from its environment.
+type options struct {
+	budget time.Duration
+	stdin  io.Reader
+	getenv func(string) string
+	wd     string
+	log    logger
+}
+
+// remind does the work of Run and returns what to print.
+func remind(o options) []byte {
+	deadline := time.Now().Add(o.budget)
+	wait := min(o.budget/4, maxStdinWait)
+	pl, proceed := readPayload(o.stdin, wait, o.log)
+	if !proceed {
+		return nil
+	}
+	dir := findProject(o.log, o.getenv("CLAUDE_PROJECT_DIR"), pl.cwd, o.wd)
+	if dir == "" {
+		o.log.printf("no .kanbus.yml found: printing nothing")
+		return nil
+	}
+	prog := findKbs(o.getenv("KBS"), o.wd, o.log)
+	if prog == "" {
+		return nil
+	}
+	items, err := query(prog, dir, false, deadline, o.log)
+	if err != nil && !errors.Is(err, errNoStart) {
+		if left := time.Until(deadline); left >= retryMargin {
+			o.log.printf("retrying with --raw (%s left)", left.Round(time.Millisecond))
+			items, err = query(prog, dir, true, deadline, o.log)
+		}
+	}
+	if err != nil {
+		return nil
+	}
+	if len(items) == 0 {
+		o.log.printf("nothing in progress: printing nothing")
+	}
+	return format(items)
+}
+
+// readPayload reads the hook payload and applies the guards. proceed is
+// false when the payload is not a compaction's, comes from Cursor, or is
+// not a JSON object; no payload at all proceeds.
+func readPayload(r io.Reader, wait time.Duration, log logger) (pl payload, proceed bool) {
+	data, ok := readStdin(r, wait, log)
+	if !ok {
+		log.printf("stdin payload over %d bytes: printing nothing", maxStdin)
+		return pl, false
+	}
+	if isBlank(data) {
+		return pl, true
+	}
+	pl, ok = parsePayload(data)
+	switch {
+	case !ok:
+		log.printf("stdin is not a JSON object: printing nothing")
+		return pl, false
+	case pl.cursorVersion:
+		log.printf("payload carries cursor_version (Cursor runs Claude hooks at every conversation): printing nothing")
+		return pl, false
+	case pl.hasSource && (!pl.sourceString || pl.source != "compact"):
+		log.printf("payload source is %q, not compact: printing nothing", pl.source)
+		return pl, false
+	}
+	return pl, true
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// readStdin reads at most maxStdin bytes. It does not read a terminal or
+// other device, and it stops waiting on a pipe after wait, or as soon as a
+// whole JSON value has arrived when the writer keeps the pipe open. ok is
+// false when the input is larger than maxStdin.
+func readStdin(r io.Reader, wait time.Duration, log logger) (data []byte, ok bool) {
+	if r == nil {
+		return nil, true
+	}
+	if f, isFile := r.(*os.File); isFile {
+		fi, err := f.Stat()
+		if err != nil {
+			log.printf("no stdin: %v", err)
+			return nil, true
+		}
+		if fi.Mode()&os.ModeCharDevice != 0 {
+			log.printf("stdin is a terminal or device: not read")
+			return nil, true
+		}
+		if fi.Mode().IsRegular() {
+			data, err = io.ReadAll(io.LimitReader(f, maxStdin+1))
+			if err != nil {
+				log.printf("reading stdin: %v", err)
+			}
+			return data, len(data) <= maxStdin
+		}
+	}
+	chunks := readChunks(r, maxStdin+1)
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		select {
+		case c, open := <-chunks:
+			if !open {
+				return data, len(data) <= maxStdin
+			}
+			data = append(data, c...)
+			if len(data) > maxStdin {
+				return data, false
+			}
+			if validJSON(data) {
+				return data, true // the writer may never close stdin
+			}
+		case <-timer.C:
+			log.printf("stdin still open after %s: using the %d bytes read", wait, len(data))
+			return data, true
+		}
+	}
+}
+
+// readChunks reads r in a goroutine until end of file, an error or limit
+// bytes, sending what it reads; the channel closes at the end. The caller
+// may stop receiving at any time: the process exits soon after.
+func readChunks(r io.Reader, limit int) <-chan []byte {
+	c := make(chan []byte, 64)
+	go func() {
+		defer close(c)
+		defer func() { _ = recover() }()
+		for n := 0; n < limit; {
+			buf := make([]byte, 64<<10)
+			k, err := r.Read(buf)
+			if k > 0 {
+				n += k
+				c <- buf[:k]
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return c
+}
+
+// findProject returns the directory holding .kanbus.yml, searched from
+// each start in turn, walking up to the git root (a directory with a .git
+// entry) or the file-system root.
+func findProject(log logger, starts ...string) string {
+	for _, start := range starts {
+		if start == "" {
+			continue
+		}
+		dir, err := filepath.Abs(start)
+		if err != nil {
+			continue
+		}
+		for {
+			if fi, err := os.Stat(filepath.Join(dir, ".kanbus.yml")); err == nil && fi.Mode().IsRegular() {
+				log.printf("project: %s", dir)
+				return dir
+			}
+			if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+				break
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	return ""
+}
+
+// findKbs resolves $KBS when it is set, else kbs, else kanbus, to an
+// absolute path; "" when none is installed.
+func findKbs(kbsEnv, wd string, log logger) string {
+	names := []string{"kbs", "kanbus"}
+	if kbsEnv != "" {
+		names = []string{kbsEnv}
+	}
+	for _, name := range names {
+		path, err := exec.LookPath(name)
+		if err != nil && !errors.Is(err, exec.ErrDot) {
+			continue
+		}
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(wd, path)
+		}
+		return path
+	}
+	log.printf("%v not found on PATH: printing nothing", names)
+	return ""
+}
+
+type logger struct {
+	w  io.Writer
+	on bool
+}
+
+func (l logger) printf(format string, args ...any) {
+	if l.on && l.w != nil {
+		fmt.Fprintf(l.w, "nowhook reminder: "+format+"\n", args...)
+	}
+}

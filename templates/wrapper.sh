@@ -1,0 +1,265 @@
+#!/bin/sh
+# Kanbus work-in-progress reminder for an agent's SessionStart (compact) hook,
+# written by nowhook (https://github.com/nowhook/nowhook). It prints the
+# reminder or nothing, always exits 0 and leaves no process behind.
+# With nowhook on PATH it runs `nowhook reminder`; otherwise an embedded
+# python3 fallback prints the same reminder; otherwise nothing.
+# NOWHOOK_DEBUG=1 explains on stderr why nothing was printed.
+if command -v nowhook >/dev/null 2>&1; then
+	exec nowhook reminder --timeout @TIMEOUT@
+fi
+command -v python3 >/dev/null 2>&1 || exit 0
+reminder='
+import os, sys
+
+def main():
+    import json, re, select, shutil, signal, stat, subprocess, time
+    debug = bool(os.environ.get("NOWHOOK_DEBUG"))
+
+    def log(msg):
+        if debug:
+            sys.stderr.write("nowhook reminder (python3): " + msg + "\n")
+
+    try:
+        budget = float(sys.argv[1])
+    except (IndexError, ValueError):
+        budget = 5.0
+    if not 0 < budget <= 60:
+        budget = 5.0
+    start = time.monotonic()
+    # The wrapper runs this under `timeout BUDGET`: finish a little earlier.
+    deadline = start + max(budget - 0.25, 0.5)
+    child = []
+
+    def kill_group():
+        for pid in child:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def on_term(signum, frame):
+        kill_group()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, on_term)
+
+    def big_int(s):
+        return int(s) if len(s) <= 20 else None
+
+    def no_constant(s):
+        raise ValueError("not JSON: " + s)
+
+    def loads(data):
+        text = data.decode("utf-8", "replace")
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        return json.loads(text, parse_int=big_int, parse_constant=no_constant)
+
+    # The hook payload: bounded in size and time, never read from a terminal.
+    limit = 1 << 20
+    data = b""
+    try:
+        mode = os.fstat(0).st_mode
+    except OSError:
+        mode = None
+    if mode is None or stat.S_ISCHR(mode):
+        log("no stdin, or a terminal or device: not read")
+    elif stat.S_ISREG(mode):
+        data = os.read(0, limit + 1)
+        while data and len(data) <= limit:
+            more = os.read(0, limit + 1 - len(data))
+            if not more:
+                break
+            data += more
+    else:
+        wait = min(budget / 4, 0.5)
+        until = time.monotonic() + wait
+        while len(data) <= limit:
+            left = until - time.monotonic()
+            if left <= 0 or not select.select([0], [], [], left)[0]:
+                log("stdin still open: using the %d bytes read" % len(data))
+                break
+            more = os.read(0, 65536)
+            if not more:
+                break
+            data += more
+            try:
+                loads(data)
+                break
+            except Exception:
+                pass
+    if len(data) > limit:
+        log("stdin payload over %d bytes: printing nothing" % limit)
+        return
+    cwd = ""
+    if data.strip(b" \t\r\n"):
+        try:
+            payload = loads(data)
+        except Exception:
+            payload = None
+        if not isinstance(payload, dict):
+            log("stdin is not a JSON object: printing nothing")
+            return
+        if "cursor_version" in payload:
+            log("payload carries cursor_version: printing nothing")
+            return
+        if "source" in payload and payload["source"] != "compact":
+            log("payload source is not compact: printing nothing")
+            return
+        if isinstance(payload.get("cwd"), str):
+            cwd = payload["cwd"]
+
+    # The project: .kanbus.yml, walking up to the git root.
+    project = None
+    for top in (os.environ.get("CLAUDE_PROJECT_DIR", ""), cwd, os.getcwd()):
+        if not top:
+            continue
+        d = os.path.abspath(top)
+        while True:
+            if os.path.isfile(os.path.join(d, ".kanbus.yml")):
+                project = d
+                break
+            if os.path.lexists(os.path.join(d, ".git")):
+                break
+            parent = os.path.dirname(d)
+            if parent == d:
+                break
+            d = parent
+        if project:
+            break
+    if not project:
+        log("no .kanbus.yml found: printing nothing")
+        return
+    log("project: " + project)
+    names = [os.environ["KBS"]] if os.environ.get("KBS") else ["kbs", "kanbus"]
+    prog = None
+    for name in names:
+        prog = shutil.which(name)
+        if prog:
+            prog = os.path.abspath(prog)
+            break
+    if not prog:
+        log("%s not found on PATH: printing nothing" % names)
+        return
+
+    def query(raw):
+        argv = [prog, "now", "--json", "--list"] + (["--raw"] if raw else [])
+        try:
+            p = subprocess.Popen(argv, cwd=project, stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE,
+                                 stderr=None if debug else subprocess.DEVNULL,
+                                 start_new_session=True)
+        except OSError as e:
+            log("cannot start %s: %s" % (prog, e))
+            return None, False
+        child.append(p.pid)
+        fd = p.stdout.fileno()
+        out = b""
+        exited = None
+        try:
+            while True:
+                now = time.monotonic()
+                if now >= deadline:
+                    log("%s: out of time, killed its process group" % argv)
+                    return None, True
+                if exited is not None and now >= exited + 0.2:
+                    log("a process outside the group holds the pipe")
+                    break
+                if select.select([fd], [], [], min(deadline - now, 0.05))[0]:
+                    more = os.read(fd, 65536)
+                    if not more:
+                        break
+                    out += more
+                    if len(out) > 4 << 20:
+                        log("%s: output too large, killed its process group" % argv)
+                        return None, True
+                if exited is None and p.poll() is not None:
+                    exited = time.monotonic()
+                    kill_group()
+            try:
+                code = p.wait(max(deadline - time.monotonic(), 0))
+            except subprocess.TimeoutExpired:
+                log("%s: out of time, killed its process group" % argv)
+                return None, True
+            if code != 0:
+                log("%s: exit status %d" % (argv, code))
+                return None, True
+            try:
+                items = loads(out)
+            except Exception:
+                items = None
+            if not isinstance(items, list):
+                log("%s: did not print a JSON array" % argv)
+                return None, True
+            return items, False
+        finally:
+            kill_group()
+            child.remove(p.pid)
+            p.stdout.close()
+
+    items, failed = query(False)
+    if failed and deadline - time.monotonic() >= 1:
+        log("retrying with --raw")
+        items, failed = query(True)
+    if not items:
+        return
+
+    blank = re.compile("[\\x00-\\x20\\x7f-\\x9f\\u2028\\u2029]+")
+    surrogate = re.compile("[\\ud800-\\udfff]")
+
+    def clean(v):
+        if not isinstance(v, str):
+            return ""
+        return blank.sub(" ", surrogate.sub("\ufffd", v)).strip(" ")
+
+    lines = []
+    for it in items:
+        if not isinstance(it, dict):
+            continue
+        if len(lines) == 30:
+            lines.append(None)
+            continue
+        p = it.get("priority")
+        p = str(p) if type(p) is int and -2 ** 63 <= p < 2 ** 63 else "?"
+        line = "- [P%s][%s] %s: %s \u2014 %s" % (
+            p, clean(it.get("status")) or "?", clean(it.get("id")) or "?",
+            clean(it.get("title")), clean(it.get("right_now_summary")) or "(no right-now summary)")
+        if len(line) > 300:
+            line = line[:299] + "\u2026"
+        lines.append(line)
+    if not lines:
+        return
+
+    def more(n):
+        return ("- \u2026 %d more: run kbs now --list\n" % n).encode("utf-8")
+
+    out = "Kanbus WIP (whole project, capped):\n\n".encode("utf-8")
+    shown = 0
+    for i, line in enumerate(lines[:30]):
+        b = (line + "\n").encode("utf-8")
+        reserve = len(more(len(lines) - i - 1)) if i + 1 < len(lines) else 0
+        if len(out) + len(b) + reserve >= 6000:
+            break
+        out += b
+        shown += 1
+    if shown < len(lines):
+        out += more(len(lines) - shown)
+    try:
+        os.write(1, out)
+    except OSError:
+        pass
+
+try:
+    main()
+except BaseException as e:
+    if os.environ.get("NOWHOOK_DEBUG"):
+        sys.stderr.write("nowhook reminder (python3): internal error: %r\n" % (e,))
+os._exit(0)
+'
+if command -v timeout >/dev/null 2>&1; then
+	timeout -k 1 @TIMEOUT_SECONDS@ python3 -c "$reminder" @TIMEOUT_SECONDS@
+else
+	python3 -c "$reminder" @TIMEOUT_SECONDS@
+fi
+exit 0
