@@ -248,7 +248,7 @@ func (f HookFile) MergeHook(current []byte, h Hook) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	entry, err := json.Marshal(h.Entry)
+	entry, err := marshal(h.Entry)
 	if err != nil {
 		return nil, err
 	}
@@ -445,7 +445,7 @@ func kindName(v *hujson.Value) string {
 func (f HookFile) newFile(current []byte, h Hook) ([]byte, error) {
 	doc := append(Ordered{}, f.NewFile...)
 	doc = append(doc, Member{"hooks", Ordered{{f.Event, []Ordered{h.Entry}}}})
-	compact, err := json.Marshal(doc)
+	compact, err := marshal(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -480,7 +480,7 @@ func (f HookFile) finish(p *Parsed, e *editor, h Hook) ([]byte, error) {
 
 // expected computes, on decoded values, what MergeHook must produce.
 func (f HookFile) expected(doc any, h Hook) (any, error) {
-	entryJSON, err := json.Marshal(h.Entry)
+	entryJSON, err := marshal(h.Entry)
 	if err != nil {
 		return nil, err
 	}
