@@ -40,13 +40,29 @@ func runWizard(o *setupOptions, found detect.Findings, defaults []detect.Choice,
 		}
 		modes[p.Name] = &mode
 	}
-	groups := []*huh.Group{huh.NewGroup(
-		huh.NewMultiSelect[string]().
-			Title("Which agents does this repository use?").
-			Description("Root: " + found.Root).
-			Options(options...).
-			Value(&names),
-	)}
+	var groups []*huh.Group
+	chosen := map[string]*bool{}
+	if o.accessible {
+		// Line by line, a yes/no question per agent: an empty line keeps
+		// the detected default, which a numbered multi-select cannot do.
+		for _, a := range found.Agents {
+			v := selected[a.Platform.Name]
+			chosen[a.Platform.Name] = &v
+			title := "Configure " + a.Platform.Title + "?"
+			if a.Present() {
+				title += " (detected: " + strings.Join(a.Evidence, ", ") + ")"
+			}
+			groups = append(groups, huh.NewGroup(huh.NewConfirm().Title(title).Value(&v)))
+		}
+	} else {
+		groups = append(groups, huh.NewGroup(
+			huh.NewMultiSelect[string]().
+				Title("Which agents does this repository use?").
+				Description("Root: "+found.Root).
+				Options(options...).
+				Value(&names),
+		))
+	}
 	for _, p := range detect.Platforms {
 		supported := p.SupportedModes()
 		if len(supported) < 2 {
@@ -87,6 +103,14 @@ func runWizard(o *setupOptions, found detect.Findings, defaults []detect.Choice,
 		}
 		fmt.Fprintf(io.err, "nowhook setup: %v\n", err)
 		return nil, exitFailed
+	}
+	if o.accessible {
+		names = nil
+		for _, a := range found.Agents {
+			if *chosen[a.Platform.Name] {
+				names = append(names, a.Platform.Name)
+			}
+		}
 	}
 	// Accessible mode returns on EOF too: validate what was answered.
 	var choices []detect.Choice
