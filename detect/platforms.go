@@ -38,7 +38,34 @@ type Platform struct {
 	Markers []string
 	// Binaries are the commands that show the agent is installed.
 	Binaries []string
+	// Hooks is how the agent reads hook files (doctor reads them all).
+	Hooks HookFormat
 }
+
+// HookFormat is how an agent reads its hook files (PLATFORMS.md).
+type HookFormat struct {
+	// Files are the files the agent loads hooks from: repository paths,
+	// then user paths, where a leading "~/" and "${VAR:-default}" expand.
+	Files []string
+	// Layout is the shape of a file: LayoutGrouped, LayoutFlat or LayoutNamed.
+	Layout string
+	// Strict: one comment, trailing comma or syntax error drops the whole file.
+	Strict bool
+	// WrongEvents maps the hook events that can run a command but cannot
+	// put the reminder back after compaction to the reason; a hook there
+	// that runs `kbs now` is an error.
+	WrongEvents map[string]string
+}
+
+// Hook file layouts.
+const (
+	// LayoutGrouped: {"hooks": {EVENT: [{"matcher", "hooks": [handler...]}]}}.
+	LayoutGrouped = "grouped"
+	// LayoutFlat: {"hooks": {EVENT: [handler...]}}.
+	LayoutFlat = "flat"
+	// LayoutNamed: {NAME: {EVENT: [handler...]}}.
+	LayoutNamed = "named"
+)
 
 const (
 	onDemandFile = "AGENTS.md"
@@ -64,6 +91,15 @@ var Platforms = []Platform{
 		Reinject: "yes: SessionStart hook with matcher compact; its stdout is added to the next model request",
 		Markers:  []string{".claude", "CLAUDE.md"},
 		Binaries: []string{"claude"},
+		Hooks: HookFormat{
+			Files:  []string{".claude/settings.local.json", ".claude/settings.json", "${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json"},
+			Layout: LayoutGrouped,
+			Strict: true,
+			WrongEvents: map[string]string{
+				"PreCompact":  "Claude Code gives PreCompact output to the summariser as extra instructions, not to the model after compaction; use SessionStart with matcher compact",
+				"PostCompact": "Claude Code shows PostCompact output to the user only; use SessionStart with matcher compact",
+			},
+		},
 	},
 	{
 		Name:    "codex",
@@ -79,6 +115,14 @@ var Platforms = []Platform{
 		Reinject: "yes: SessionStart hook with source compact; its stdout becomes a developer message",
 		Markers:  []string{".codex"},
 		Binaries: []string{"codex"},
+		Hooks: HookFormat{
+			Files:  []string{".codex/hooks.json", "${CODEX_HOME:-~/.codex}/hooks.json"},
+			Layout: LayoutGrouped,
+			WrongEvents: map[string]string{
+				"PreCompact":  "Codex's PreCompact hooks cannot inject context; use SessionStart with matcher compact",
+				"PostCompact": "Codex's PostCompact hooks cannot inject context; use SessionStart with matcher compact",
+			},
+		},
 	},
 	{
 		Name:    "cursor",
@@ -94,6 +138,13 @@ var Platforms = []Platform{
 		Reinject: "no: " + cursorReason,
 		Markers:  []string{".cursor", ".cursorrules"},
 		Binaries: []string{"cursor-agent"},
+		Hooks: HookFormat{
+			Files:  []string{".cursor/hooks.json", "~/.cursor/hooks.json"},
+			Layout: LayoutFlat,
+			WrongEvents: map[string]string{
+				"sessionStart": "Cursor's sessionStart fires at every new conversation, not after compaction, and " + cursorReason,
+			},
+		},
 	},
 	{
 		Name:    "antigravity",
@@ -108,6 +159,14 @@ var Platforms = []Platform{
 		},
 		Reinject: "no: " + antigravityReason,
 		Markers:  []string{".agents/rules", ".agents/workflows", ".agents/hooks.json", ".agent", "GEMINI.md"},
+		Hooks: HookFormat{
+			Files:  []string{".agents/hooks.json", ".agent/hooks.json", "~/.gemini/config/hooks.json"},
+			Layout: LayoutNamed,
+			Strict: true,
+			WrongEvents: map[string]string{
+				"PreInvocation": antigravityReason,
+			},
+		},
 	},
 }
 
