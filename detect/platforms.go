@@ -51,6 +51,11 @@ type HookFormat struct {
 	Layout string
 	// Strict: one comment, trailing comma or syntax error drops the whole file.
 	Strict bool
+	// Shell runs a hook's command string with -c, in the project directory.
+	Shell string
+	// ProjectDirEnv is the variable that hands hooks the project
+	// directory, if the agent sets one.
+	ProjectDirEnv string
 	// WrongEvents maps the hook events that can run a command but cannot
 	// put the reminder back after compaction to the reason; a hook there
 	// that runs `kbs now` is an error.
@@ -92,9 +97,11 @@ var Platforms = []Platform{
 		Markers:  []string{".claude", "CLAUDE.md"},
 		Binaries: []string{"claude"},
 		Hooks: HookFormat{
-			Files:  []string{".claude/settings.local.json", ".claude/settings.json", "${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json"},
-			Layout: LayoutGrouped,
-			Strict: true,
+			Files:         []string{".claude/settings.local.json", ".claude/settings.json", "${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json"},
+			Layout:        LayoutGrouped,
+			Strict:        true,
+			Shell:         "/bin/sh",
+			ProjectDirEnv: "CLAUDE_PROJECT_DIR",
 			WrongEvents: map[string]string{
 				"PreCompact":  "Claude Code gives PreCompact output to the summariser as extra instructions, not to the model after compaction; use SessionStart with matcher compact",
 				"PostCompact": "Claude Code shows PostCompact output to the user only; use SessionStart with matcher compact",
@@ -118,6 +125,7 @@ var Platforms = []Platform{
 		Hooks: HookFormat{
 			Files:  []string{".codex/hooks.json", "${CODEX_HOME:-~/.codex}/hooks.json"},
 			Layout: LayoutGrouped,
+			Shell:  "/bin/bash",
 			WrongEvents: map[string]string{
 				"PreCompact":  "Codex's PreCompact hooks cannot inject context; use SessionStart with matcher compact",
 				"PostCompact": "Codex's PostCompact hooks cannot inject context; use SessionStart with matcher compact",
