@@ -128,6 +128,27 @@ func TestTrustNothingSelected(t *testing.T) {
 	}
 }
 
+func TestTrustWithHooksTurnedOff(t *testing.T) {
+	st, _ := fakeRepo(t)
+	st.ProjectTrusted = true
+	st.HooksOff = true
+	opts, statePath := fake(t, "", st)
+	l, err := List(context.Background(), opts, st.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.HooksDisabled || len(l.Hooks) != 0 {
+		t.Errorf("HooksDisabled %v with %d hooks, want true and none", l.HooksDisabled, len(l.Hooks))
+	}
+	_, err = Trust(context.Background(), opts, TrustRequest{Root: st.Root, Select: selectOurs})
+	if err == nil || !strings.Contains(err.Error(), "hooks are turned off by [features]") {
+		t.Fatalf("err = %v, want the features hint", err)
+	}
+	if w := readState(t, statePath).Writes; len(w) != 0 {
+		t.Errorf("wrote %+v", w)
+	}
+}
+
 func TestTrustNeverOffersManagedHooks(t *testing.T) {
 	st, _ := fakeRepo(t)
 	st.ProjectTrusted = true
@@ -191,6 +212,9 @@ func TestListReportsHooksAndProjectLayer(t *testing.T) {
 	layer, ok := l.ProjectLayer(filepath.Join(st.Root, ".codex"))
 	if !ok || layer.Trusted() || !strings.Contains(layer.DisabledReason, st.Root) {
 		t.Errorf("project layer %+v (found %v), want untrusted with codex's reason", layer, ok)
+	}
+	if l.HooksDisabled {
+		t.Error("HooksDisabled without [features] hooks = false")
 	}
 	if l.UserConfigVersion != "v0" || l.UserConfig != filepath.Join(lookupEnv(opts.Env, "CODEX_HOME"), "config.toml") || l.CodexHome != lookupEnv(opts.Env, "CODEX_HOME") {
 		t.Errorf("listing: %+v", l)

@@ -48,6 +48,7 @@ type fakeState struct {
 	Writes         []fakeWrite       `json:"writes"`
 	Replies        []string          `json:"replies"` // answers the fake got to its own requests
 	ChildPID       int               `json:"childPid"`
+	HooksOff       bool              `json:"hooksOff"`
 }
 
 type fakeWrite struct {
@@ -207,7 +208,11 @@ func fakeAppServer(mode, statePath string) int {
 			if p.Cwd == st.Root {
 				layers = append([]any{map[string]any{"name": map[string]any{"type": "project", "dotCodexFolder": filepath.Join(st.Root, ".codex")}, "version": "p", "config": map[string]any{}, "disabledReason": reason}}, layers...)
 			}
-			reply(map[string]any{"config": map[string]any{}, "origins": map[string]any{}, "layers": layers})
+			features := map[string]any{"memories": false}
+			if st.HooksOff {
+				features["hooks"] = false
+			}
+			reply(map[string]any{"config": map[string]any{"features": features}, "origins": map[string]any{}, "layers": layers})
 		case "hooks/list":
 			var p struct {
 				Cwds []string `json:"cwds"`
@@ -217,6 +222,9 @@ func fakeAppServer(mode, statePath string) int {
 			for _, cwd := range p.Cwds {
 				hooks := []any{}
 				for _, h := range st.Hooks {
+					if st.HooksOff {
+						break
+					}
 					if h.Source == "project" && (!st.ProjectTrusted || cwd != st.Root) {
 						continue
 					}

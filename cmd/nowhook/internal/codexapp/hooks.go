@@ -74,8 +74,12 @@ type Listing struct {
 	UserConfigVersion string
 	// ProjectLayers lists the project layers Codex found, innermost first.
 	ProjectLayers []ProjectLayer
+	// HooksDisabled is true when the effective config turns hooks off
+	// ([features] hooks = false, or the older codex_hooks = false): Codex
+	// then lists and runs no hook at all, without a warning.
+	HooksDisabled bool
 	// ConfigError is set when Codex could not read its configuration layers
-	// (ProjectLayers and UserConfig are then unknown).
+	// (ProjectLayers, UserConfig and HooksDisabled are then unknown).
 	ConfigError string
 }
 
@@ -146,6 +150,9 @@ func (c *Conn) List(ctx context.Context, root string) (*Listing, error) {
 
 func (c *Conn) readLayers(ctx context.Context, l *Listing) error {
 	var resp struct {
+		Config struct {
+			Features map[string]any `json:"features"`
+		} `json:"config"`
 		Layers []struct {
 			Name struct {
 				Type         string `json:"type"`
@@ -161,6 +168,12 @@ func (c *Conn) readLayers(ctx context.Context, l *Listing) error {
 	if err := c.Call(ctx, "config/read", params, &resp); err != nil {
 		return err
 	}
+	// "hooks" wins over the deprecated "codex_hooks" (measured on 0.171.0).
+	flag, ok := resp.Config.Features["hooks"].(bool)
+	if !ok {
+		flag, ok = resp.Config.Features["codex_hooks"].(bool)
+	}
+	l.HooksDisabled = ok && !flag
 	for _, layer := range resp.Layers {
 		switch layer.Name.Type {
 		case "user":
@@ -394,6 +407,9 @@ func Trust(ctx context.Context, opts Options, req TrustRequest) (*TrustResult, e
 
 func describeProblems(l *Listing) string {
 	var parts []string
+	if l.HooksDisabled {
+		parts = append(parts, "hooks are turned off by [features] in "+l.UserConfig+" or a project config")
+	}
 	parts = append(parts, l.Warnings...)
 	for _, e := range l.Errors {
 		parts = append(parts, e.Path+": "+e.Message)

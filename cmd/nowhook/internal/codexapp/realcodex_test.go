@@ -268,6 +268,17 @@ func TestRealCodexErrors(t *testing.T) {
 			t.Errorf("invalid config.toml was rewritten: %q", got)
 		}
 	})
+	t.Run("hooks turned off", func(t *testing.T) {
+		home := tempRoot(t)
+		root := tempRoot(t)
+		writeFile(t, filepath.Join(home, "config.toml"), "[features]\nhooks = false\n")
+		writeFile(t, filepath.Join(root, ".codex", "hooks.json"), `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"a"}]}]}}`)
+		_, err := Trust(ctx, Options{Codex: bin, Env: codexEnv(t, home)}, TrustRequest{Root: root, Project: true, Select: func(Hook) bool { return true }})
+		if err == nil || !strings.Contains(err.Error(), "hooks are turned off") {
+			t.Fatalf("err = %v, want the features hint", err)
+		}
+		t.Logf("error: %v", err)
+	})
 	t.Run("hooks.json codex drops", func(t *testing.T) {
 		home := tempRoot(t)
 		root := tempRoot(t)
