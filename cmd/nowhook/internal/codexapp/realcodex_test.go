@@ -18,7 +18,7 @@ import (
 
 // realCodex finds the real codex for tests: CODEX_BIN, then PATH, then the
 // pinned client nowhook's CI installs under the user cache directory.
-// It skips the test when none is found.
+// It skips the test when none is found (fails with NOWHOOK_E2E_REQUIRE_AGENTS, as in CI).
 func realCodex(t *testing.T) string {
 	t.Helper()
 	if bin, err := Find(nil); err == nil {
@@ -30,7 +30,11 @@ func realCodex(t *testing.T) string {
 			return bin
 		}
 	}
-	t.Skip("real codex not found (set CODEX_BIN, put codex on PATH, or install @openai/codex@0.171.0 under ~/.cache/nowhook/agents/codex): skipping the real-codex test")
+	msg := "real codex not found (set CODEX_BIN, put codex on PATH, or install @openai/codex@0.171.0 under ~/.cache/nowhook/agents/codex)"
+	if os.Getenv("NOWHOOK_E2E_REQUIRE_AGENTS") != "" {
+		t.Fatal(msg + " (NOWHOOK_E2E_REQUIRE_AGENTS is set, so a missing client fails)")
+	}
+	t.Skip(msg + ": skipping the real-codex test")
 	return ""
 }
 
