@@ -38,12 +38,12 @@ const noAI = "Right-now summary generation requires ai.provider litellm in .kanb
 
 // Main runs the fake and returns its exit status.
 func Main() int {
-	appendLine(os.Getenv("FAKE_KBS_PIDS"), fmt.Sprint(os.Getpid()))
 	mode := os.Getenv("FAKE_KBS_MODE")
 	if mode == "sleeper" { // the child that orphan modes leave behind
 		sleep()
 		return 0
 	}
+	appendLine(os.Getenv("FAKE_KBS_PIDS"), fmt.Sprint(os.Getpid()))
 	args := os.Args[1:]
 	wd, _ := os.Getwd()
 	appendLine(os.Getenv("FAKE_KBS_LOG"), "dir="+wd+" args="+strings.Join(args, " "))
@@ -167,7 +167,11 @@ func orphan() error {
 	cmd.Args = []string{"kbs"} // the test binary dispatches on its name
 	cmd.Env = append(slices.Clip(os.Environ()), "FAKE_KBS_MODE=sleeper")
 	cmd.Stdout = os.Stdout
-	return cmd.Start()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	appendLine(os.Getenv("FAKE_KBS_PIDS"), fmt.Sprint(cmd.Process.Pid))
+	return nil
 }
 
 func sleep() {

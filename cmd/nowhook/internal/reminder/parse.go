@@ -80,8 +80,8 @@ func parsePayload(b []byte) (pl payload, ok bool) {
 	p := parser{b: b}
 	p.skipBOM()
 	p.ws()
-	ok = p.object(func(key string) bool {
-		switch key {
+	ok = p.object(func(key []byte) bool {
+		switch string(key) {
 		case "source":
 			pl.hasSource = true
 			pl.source, pl.sourceString = p.optString()
@@ -114,8 +114,8 @@ func validJSON(b []byte) bool {
 
 // item reads one object of the array.
 func (p *parser) item() (it item, ok bool) {
-	ok = p.object(func(key string) bool {
-		switch key {
+	ok = p.object(func(key []byte) bool {
+		switch string(key) {
 		case "id":
 			it.id, it.hasID = p.optString()
 			return it.hasID || p.skip(1)
@@ -147,7 +147,8 @@ func (p *parser) item() (it item, ok bool) {
 
 // object reads an object at p.i, calling field with the cursor on each
 // value; field must consume the value and report whether it was valid.
-func (p *parser) object(field func(key string) bool) bool {
+// The key is only valid during the call.
+func (p *parser) object(field func(key []byte) bool) bool {
 	if !p.eat('{') {
 		return false
 	}
@@ -160,7 +161,7 @@ func (p *parser) object(field func(key string) bool) bool {
 		if p.peek() != '"' {
 			return false
 		}
-		key, ok := p.str()
+		key, ok := p.key()
 		if !ok {
 			return false
 		}
@@ -237,7 +238,7 @@ func (p *parser) skip(depth int) bool {
 			return false
 		}
 		if c == '{' {
-			return p.object(func(string) bool { return p.skip(depth + 1) })
+			return p.object(func([]byte) bool { return p.skip(depth + 1) })
 		}
 		p.i++
 		p.ws()
@@ -350,6 +351,24 @@ func (p *parser) skipStr() bool {
 		}
 	}
 	return false
+}
+
+// key reads an object key without copying it when it has no escapes.
+func (p *parser) key() ([]byte, bool) {
+	start := p.i + 1
+	for j := start; j < len(p.b); j++ {
+		if c := p.b[j]; c == '"' {
+			if s := p.b[start:j]; utf8.Valid(s) {
+				p.i = j + 1
+				return s, true
+			}
+			break
+		} else if c == '\\' || c < 0x20 {
+			break
+		}
+	}
+	s, ok := p.str()
+	return []byte(s), ok
 }
 
 // str decodes the string at the cursor.

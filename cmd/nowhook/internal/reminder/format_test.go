@@ -1,0 +1,265 @@
+package reminder
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func mustParse(t *testing.T, s string) []item {
+	t.Helper()
+	items, ok := parseItems([]byte(s))
+	if !ok {
+		t.Fatalf("parseItems(%q) failed", s)
+	}
+	return items
+}
+
+func TestFormatFields(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`{"id":"a","title":"T","status":"in_progress","priority":1,"right_now_summary":"S."}`, "- [P1][in_progress] a: T — S."},
+		{`{"id":"a","title":"T","status":"open"}`, "- [P?][open] a: T — (no right-now summary)"},
+		{`{"id":"a","title":"T","right_now_summary":""}`, "- [P?][?] a: T — (no right-now summary)"},
+		{`{"id":"a","title":"T","right_now_summary":null,"priority":null}`, "- [P?][?] a: T — (no right-now summary)"},
+		{`{"title":"no id","status":"s"}`, "- [P?][s] ?: no id — (no right-now summary)"},
+		{`{"id":7,"title":["x"],"status":{},"priority":"high","right_now_summary":3}`, "- [P?][?] ?:  — (no right-now summary)"},
+		{`{"id":"p","priority":1.0}`, "- [P?][?] p:  — (no right-now summary)"},
+		{`{"id":"p","priority":-0}`, "- [P0][?] p:  — (no right-now summary)"},
+		{`{"id":"p","priority":9223372036854775808}`, "- [P?][?] p:  — (no right-now summary)"},
+		{`{"id":"p","priority":true}`, "- [P?][?] p:  — (no right-now summary)"},
+		{`{"id":"d","id":"e","priority":1,"priority":"x"}`, "- [P?][?] e:  — (no right-now summary)"},
+		{`{"id":"x\n\r\tY\u001b[0mZ","title":"  a \u0085 b\u2028c  ","right_now_summary":" \n "}`, "- [P?][?] x Y [0mZ: a b c — (no right-now summary)"},
+		{`{"id":"u","title":"Caf\u00e9 \ud83d\ude80 \ud83d!"}`, "- [P?][?] u: Café 🚀 \ufffd! — (no right-now summary)"},
+	}
+	for _, c := range cases {
+		items := mustParse(t, "["+c.in+"]")
+		got := strings.TrimSuffix(string(appendLine(nil, &items[0])), "\n")
+		if got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestFormatCutsLines(t *testing.T) {
+	for _, n := range []int{200, 270, 271, 272, 1000} {
+		title := strings.Repeat("é", n)
+		items := mustParse(t, `[{"id":"a","title":"`+title+`"}]`)
+		line := string(appendLine(nil, &items[0]))
+		full := "- [P?][?] a: " + title + " — (no right-now summary)"
+		count := utf8.RuneCountInString(full)
+		switch {
+		case count <= maxLineLen && line != full:
+			t.Errorf("%d: a line of %d characters was changed", n, count)
+		case count > maxLineLen && (utf8.RuneCountInString(line) != maxLineLen || !strings.HasSuffix(line, "…") || !strings.HasPrefix(full, strings.TrimSuffix(line, "…"))):
+			t.Errorf("%d: a line of %d characters became %d: %q", n, count, utf8.RuneCountInString(line), line)
+		}
+	}
+}
+
+func TestFormatCaps(t *testing.T) {
+	item := func(i int, title string) string {
+		return fmt.Sprintf(`{"id":"kbs-%d","title":%q,"status":"in_progress","priority":2}`, i, title)
+	}
+	list := func(n int, title string) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = item(i, title)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+	cases := []struct {
+		name    string
+		payload string
+		lines   int // item lines printed
+		more    int // N in the "more" line; 0 for none
+	}{
+		{"empty", "[]", 0, 0},
+		{"one", list(1, "x"), 1, 0},
+		{"thirty", list(30, "x"), 30, 0},
+		{"thirty-one", list(31, "x"), 30, 1},
+		{"a thousand", list(1000, "x"), 30, 970},
+		// 30 lines of 300 two-byte characters would be ~18 KB.
+		// Each line: 27 ASCII bytes, 272 two-byte characters, "…" and "\n":
+		// 575 bytes; 37 (header) + 10*575 + 34 (more line) = 5821 < 6000.
+		{"wide", list(30, strings.Repeat("é", 400)), 10, 20},
+		// 1119 bytes a line: 37 + 5*1119 + 34 = 5666; a sixth line would pass 6000.
+		{"four-byte", list(40, strings.Repeat("🚀", 400)), 5, 35},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := string(format(mustParse(t, c.payload)))
+			if c.lines == 0 {
+				if out != "" {
+					t.Fatalf("printed %q", out)
+				}
+				return
+			}
+			if len(out) >= maxOutBytes {
+				t.Fatalf("%d bytes, want under %d", len(out), maxOutBytes)
+			}
+			if out[0] == '{' || out[0] == '[' {
+				t.Fatalf("output begins with %q", out[0])
+			}
+			if !strings.HasPrefix(out, header) || !strings.HasSuffix(out, "\n") {
+				t.Fatalf("bad framing:\n%s", out)
+			}
+			lines := strings.Split(strings.TrimSuffix(strings.TrimPrefix(out, header), "\n"), "\n")
+			more := 0
+			if last := lines[len(lines)-1]; strings.HasPrefix(last, "- … ") {
+				if _, err := fmt.Sscanf(last, "- … %d more: run kbs now --list", &more); err != nil {
+					t.Fatalf("bad more line %q: %v", last, err)
+				}
+				lines = lines[:len(lines)-1]
+			}
+			if len(lines) != c.lines || more != c.more {
+				t.Fatalf("%d lines and %d more, want %d and %d:\n%s", len(lines), more, c.lines, c.more, out)
+			}
+			for i, l := range lines {
+				if !strings.HasPrefix(l, fmt.Sprintf("- [P2][in_progress] kbs-%d: ", i)) || utf8.RuneCountInString(l) > maxLineLen {
+					t.Fatalf("line %d: %q", i, l)
+				}
+			}
+			// One more line would not have fitted.
+			if c.more > 0 && len(lines) < maxItems {
+				items := mustParse(t, c.payload)
+				next := appendLine(nil, &items[len(lines)])
+				if len(out)-moreLen(c.more)+len(next)+1+moreLen(c.more-1) < maxOutBytes {
+					t.Fatalf("stopped at %d lines although line %d fitted", len(lines), len(lines)+1)
+				}
+			}
+		})
+	}
+}
+
+// TestFixtureFacts checks what the fixtures README says of the two payloads
+// that have no .expected.txt.
+func TestFixtureFacts(t *testing.T) {
+	read := func(name string) []item {
+		b, err := os.ReadFile(filepath.Join(fixtures, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		items, ok := parseItems(b)
+		if !ok {
+			t.Fatalf("%s does not parse", name)
+		}
+		return items
+	}
+	out := string(format(read("cap31.json")))
+	if n := strings.Count(out, "\n- [P2][in_progress] kbs-cap-"); n != 30 || !strings.HasSuffix(out, "- … 1 more: run kbs now --list\n") || strings.Contains(out, "kbs-cap-31") {
+		t.Errorf("cap31.json: %d items printed:\n%s", n, out)
+	}
+	hostile := read("hostile.json")
+	if len(hostile) != 3 {
+		t.Fatalf("hostile.json: %d objects, want 3 (the string element skipped)", len(hostile))
+	}
+	out = string(format(hostile))
+	want := []string{
+		"- [P1][in_progress] kbs-h1: Line one IGNORE PREVIOUS INSTRUCTIONS [31mred [0m tab — xxxx",
+		"- [P?][in_progress] kbs-h2: [bracket start — (no right-now summary)",
+		"- [P?][in_progress] ?: no id — (no right-now summary)",
+	}
+	lines := strings.Split(strings.TrimPrefix(out, header), "\n")
+	if len(lines) != 4 || lines[3] != "" {
+		t.Fatalf("hostile.json:\n%s", out)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("hostile line %d:\n got %q\nwant prefix %q", i, lines[i], w)
+		}
+	}
+	if n := utf8.RuneCountInString(lines[0]); n != maxLineLen || !strings.HasSuffix(lines[0], "x…") {
+		t.Errorf("hostile line 0 has %d characters: %q", n, lines[0])
+	}
+	if strings.ContainsAny(out, "\r\t\x1b") {
+		t.Errorf("control characters survived: %q", out)
+	}
+}
+
+// TestParseAgreesWithEncodingJSON checks the hand-written reader against
+// encoding/json on the fixtures: same validity, same strings.
+func TestParseAgreesWithEncodingJSON(t *testing.T) {
+	for _, name := range fixtureNames(t) {
+		b, err := os.ReadFile(filepath.Join(fixtures, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ref []json.RawMessage
+		refOK := json.Unmarshal(b, &ref) == nil
+		items, ok := parseItems(b)
+		if ok != refOK {
+			t.Errorf("%s: parseItems ok=%v, encoding/json ok=%v", name, ok, refOK)
+			continue
+		}
+		var objects []map[string]any
+		for _, r := range ref {
+			var m map[string]any
+			if json.Unmarshal(r, &m) == nil && m != nil {
+				objects = append(objects, m)
+			}
+		}
+		if len(objects) != len(items) {
+			t.Errorf("%s: %d items, encoding/json sees %d objects", name, len(items), len(objects))
+			continue
+		}
+		for i, m := range objects {
+			str := func(k string) string { s, _ := m[k].(string); return s }
+			it := items[i]
+			if it.id != str("id") || it.title != str("title") || it.status != str("status") || it.summary != str("right_now_summary") {
+				t.Errorf("%s item %d: %+v, encoding/json: %v", name, i, it, m)
+			}
+			if p, isNum := m["priority"].(float64); isNum != it.hasPriority || (isNum && int64(p) != it.priority) {
+				t.Errorf("%s item %d: priority %v/%v, encoding/json: %v", name, i, it.priority, it.hasPriority, m["priority"])
+			}
+		}
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	for _, s := range []string{
+		"", " ", "null", "{}", `"[]"`, "[", "]", "[,]", "[1,]", "[1 2]", "[]]", "[] []", "[{]", `[{"a"}]`, `[{"a":}]`,
+		`[{"a":1,}]`, `[{a:1}]`, "[01]", "[-]", "[1.]", "[.5]", "[1e]", "[+1]", "[NaN]", "[Infinity]", "[tru]",
+		`["\x"]`, `["\u12G4"]`, "[\"a\tb\"]", `["unterminated]`, "[" + strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1) + "]",
+	} {
+		if _, ok := parseItems([]byte(s)); ok {
+			t.Errorf("parseItems accepted %q", s)
+		}
+	}
+	for _, s := range []string{"[]", " [ ] \n", "\ufeff[]", `[1,"a",null,true,false,[],{},-0.5e+3,{"x":[{"y":"\u00e9\/"}]}]`} {
+		if _, ok := parseItems([]byte(s)); !ok {
+			t.Errorf("parseItems rejected %q", s)
+		}
+	}
+}
+
+func TestParsePayload(t *testing.T) {
+	cases := []struct {
+		in      string
+		ok      bool
+		proceed bool
+		cwd     string
+	}{
+		{`{"source":"compact","cwd":"/w"}`, true, true, "/w"},
+		{`{"source":"startup"}`, true, false, ""},
+		{`{"source":"Compact"}`, true, false, ""},
+		{`{"source":null}`, true, false, ""},
+		{`{"hook_event_name":"SessionStart","cwd":"/w"}`, true, true, "/w"},
+		{`{"source":"compact","cursor_version":"1.7"}`, true, false, ""},
+		{`{"cursor_version":null}`, true, false, ""},
+		{`{"source":"compact","cwd":5}`, true, true, ""},
+		{`{"source":"compact","nested":{"source":"startup","cursor_version":1}}`, true, true, ""},
+		{`[]`, false, false, ""},
+		{`{"source":"compact"`, false, false, ""},
+	}
+	for _, c := range cases {
+		pl, proceed := readPayload(strings.NewReader(c.in), maxStdinWait, logger{})
+		_, ok := parsePayload([]byte(c.in))
+		if ok != c.ok || proceed != c.proceed || (proceed && pl.cwd != c.cwd) {
+			t.Errorf("%s: ok=%v proceed=%v cwd=%q, want %v %v %q", c.in, ok, proceed, pl.cwd, c.ok, c.proceed, c.cwd)
+		}
+	}
+}

@@ -1,0 +1,399 @@
+package reminder
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// kbsCall runs the Go path against the fake kbs in the given mode with
+// basic.json (and raw.json for --raw) and returns the output, the debug log
+// and the fake's call log.
+type kbsCall struct {
+	mode, payload, rawPayload, delay string
+	budget                           time.Duration
+}
+
+func (c kbsCall) run(t *testing.T) (out, log string, calls []string, pids []string) {
+	t.Helper()
+	proj := project(t)
+	bin := toolDir(t, "kbs")
+	tmp := t.TempDir()
+	callLog, pidLog := filepath.Join(tmp, "calls"), filepath.Join(tmp, "pids")
+	if c.payload == "" {
+		c.payload = "basic.json"
+	}
+	if c.rawPayload == "" {
+		c.rawPayload = "raw.json"
+	}
+	if c.budget == 0 {
+		c.budget = 5 * time.Second
+	}
+	fakeEnv(t, "FAKE_KBS_MODE", c.mode,
+		"FAKE_KBS_PAYLOAD", abs(t, filepath.Join(fixtures, c.payload)),
+		"FAKE_KBS_RAW_PAYLOAD", abs(t, filepath.Join(fixtures, c.rawPayload)),
+		"FAKE_KBS_DELAY", c.delay,
+		"FAKE_KBS_LOG", callLog, "FAKE_KBS_PIDS", pidLog)
+	out, log = goReminder(t, c.budget, strings.NewReader(compactPayload),
+		env("CLAUDE_PROJECT_DIR", proj, "KBS", filepath.Join(bin, "kbs")), t.TempDir())
+	if b, err := os.ReadFile(callLog); err == nil {
+		calls = strings.Split(strings.TrimSpace(string(b)), "\n")
+		for i, l := range calls {
+			dir, args, _ := strings.Cut(strings.TrimPrefix(l, "dir="), " args=")
+			if dir != proj {
+				t.Errorf("kbs ran in %s, want the project %s", dir, proj)
+			}
+			calls[i] = args
+		}
+	}
+	if b, err := os.ReadFile(pidLog); err == nil {
+		pids = strings.Fields(string(b))
+	}
+	return out, log, calls, pids
+}
+
+func expected(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(fixtures, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+const (
+	plain = "now --json --list"
+	raw   = "now --json --list --raw"
+)
+
+func TestKbsBehaviours(t *testing.T) {
+	cases := []struct {
+		name  string
+		call  kbsCall
+		want  string // expected file, or "" for nothing
+		calls []string
+		log   string // a line the debug log must contain
+		procs int    // processes the fake starts, all gone afterwards
+	}{
+		{"ok", kbsCall{}, "basic.expected.txt", []string{plain}, "", 1},
+		{"exit 1 then --raw fails too", kbsCall{mode: "fail"}, "", []string{plain, raw}, "exit status 1", 2},
+		{"no AI then --raw", kbsCall{mode: "noai"}, "raw.expected.txt", []string{plain, raw}, "retrying with --raw", 2},
+		{"garbage", kbsCall{payload: "garbage.txt", rawPayload: "garbage.txt"}, "", []string{plain, raw}, "did not print a JSON array", 2},
+		{"object", kbsCall{payload: "object.json", rawPayload: "object.json"}, "", []string{plain, raw}, "did not print a JSON array", 2},
+		{"empty list", kbsCall{payload: "empty.json"}, "", []string{plain}, "nothing in progress", 1},
+		{"legacy", kbsCall{payload: "legacy-no-priority.json"}, "legacy-no-priority.expected.txt", []string{plain}, "", 1},
+		{"20 MB", kbsCall{mode: "big"}, "", []string{plain, raw}, "printed more than", 2},
+		{"hang", kbsCall{mode: "hang", budget: time.Second}, "", []string{plain}, "out of time", 1},
+		{"hang with a child holding stdout", kbsCall{mode: "hang-orphan", budget: time.Second}, "", []string{plain}, "out of time", 2},
+		{"child left holding stdout", kbsCall{mode: "orphan"}, "basic.expected.txt", []string{plain}, "", 2},
+		{"too late to retry", kbsCall{mode: "fail", delay: "500ms", budget: 1200 * time.Millisecond}, "", []string{plain}, "exit status 1", 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, log, calls, pids := c.call.run(t)
+			want := ""
+			if c.want != "" {
+				want = expected(t, c.want)
+			}
+			if out != want {
+				t.Errorf("printed:\n%s\nwant:\n%s\nlog:\n%s", out, want, log)
+			}
+			if strings.Join(calls, "|") != strings.Join(c.calls, "|") {
+				t.Errorf("kbs calls %q, want %q\nlog:\n%s", calls, c.calls, log)
+			}
+			if !strings.Contains(log, c.log) {
+				t.Errorf("log lacks %q:\n%s", c.log, log)
+			}
+			if len(pids) != c.procs {
+				t.Errorf("the fake ran %d processes, want %d", len(pids), c.procs)
+			}
+			waitGone(t, pids)
+		})
+	}
+}
+
+// waitGone fails unless every pid is gone (or a zombie nobody reaps yet)
+// within a generous bound: the reminder leaves no process behind.
+func waitGone(t *testing.T, pids []string) {
+	t.Helper()
+	end := time.Now().Add(10 * time.Second)
+	for _, pid := range pids {
+		for alive(pid) {
+			if time.Now().After(end) {
+				t.Fatalf("process %s is still running", pid)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+func alive(pid string) bool {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err == nil {
+		// pid (comm) STATE ...; comm may hold spaces and parentheses.
+		rest := string(b[bytes.LastIndexByte(b, ')')+1:])
+		return !strings.HasPrefix(strings.TrimSpace(rest), "Z")
+	}
+	if _, err := os.Stat("/proc/self"); err == nil {
+		return false // a /proc without the pid
+	}
+	var n int
+	for _, c := range pid {
+		n = n*10 + int(c-'0')
+	}
+	return syscall.Kill(n, 0) == nil
+}
+
+func TestFindsKbs(t *testing.T) {
+	proj := project(t)
+	payload := abs(t, filepath.Join(fixtures, "basic.json"))
+	want := expected(t, "basic.expected.txt")
+	cases := []struct {
+		name string
+		path []string // tools on PATH
+		kbs  string   // $KBS
+		want string
+	}{
+		{"kbs on PATH", []string{"kbs"}, "", want},
+		{"only kanbus", []string{"kanbus"}, "", want},
+		{"not installed", nil, "", ""},
+		{"$KBS names a program on PATH", []string{"kanbus"}, "kanbus", want},
+		{"$KBS missing: no fallback to kbs", []string{"kbs"}, "kbs-missing", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fakeEnv(t, "FAKE_KBS_PAYLOAD", payload)
+			t.Setenv("PATH", toolDir(t, c.path...))
+			out, log := goReminder(t, 5*time.Second, nil, env("CLAUDE_PROJECT_DIR", proj, "KBS", c.kbs), t.TempDir())
+			if out != c.want {
+				t.Errorf("printed:\n%s\nwant:\n%s\nlog:\n%s", out, c.want, log)
+			}
+		})
+	}
+}
+
+func TestFindsProject(t *testing.T) {
+	root := t.TempDir()
+	// root/.kanbus.yml sits above the git root: never found from inside.
+	writeFile(t, filepath.Join(root, ".kanbus.yml"), "")
+	repo := filepath.Join(root, "repo")
+	deep := filepath.Join(repo, "a", "b")
+	mkdir(t, deep)
+	mkdir(t, filepath.Join(repo, ".git"))
+	other := filepath.Join(root, "other") // a Kanbus repo whose .git is a file (worktree)
+	mkdir(t, filepath.Join(other, "sub"))
+	writeFile(t, filepath.Join(other, ".git"), "gitdir: elsewhere\n")
+	writeFile(t, filepath.Join(other, ".kanbus.yml"), "")
+	dirAsFile := filepath.Join(root, "dirfile") // .kanbus.yml that is a directory
+	mkdir(t, filepath.Join(dirAsFile, ".kanbus.yml"))
+	mkdir(t, filepath.Join(dirAsFile, ".git"))
+
+	cases := []struct {
+		name   string
+		starts []string
+		want   string
+	}{
+		{"none above the git root", []string{deep}, ""},
+		{"walks up to the git root", []string{filepath.Join(other, "sub")}, other},
+		{"first start wins", []string{other, repo}, other},
+		{"skips a start without one", []string{deep, "", filepath.Join(other, "sub")}, other},
+		{"a directory named .kanbus.yml", []string{dirAsFile}, ""},
+		{"no git: walks to the root", []string{filepath.Join(root, "nogit")}, root},
+	}
+	mkdir(t, filepath.Join(root, "nogit"))
+	for _, c := range cases {
+		if got := findProject(logger{}, c.starts...); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+	writeFile(t, filepath.Join(repo, ".kanbus.yml"), "")
+	if got := findProject(logger{}, deep); got != repo {
+		t.Errorf("from %s: %q, want %q", deep, got, repo)
+	}
+}
+
+func TestProjectSources(t *testing.T) {
+	a, b, c := project(t), project(t), project(t)
+	fakeEnv(t, "FAKE_KBS_PAYLOAD", abs(t, filepath.Join(fixtures, "basic.json")))
+	kbs := filepath.Join(toolDir(t, "kbs"), "kbs")
+	payload := func(cwd string) io.Reader {
+		return strings.NewReader(`{"source":"compact","cwd":"` + cwd + `"}`)
+	}
+	cases := []struct {
+		name       string
+		projectDir string
+		stdin      io.Reader
+		wd, want   string
+	}{
+		{"CLAUDE_PROJECT_DIR first", a, payload(b), c, a},
+		{"then the payload cwd", "", payload(b), c, b},
+		{"then the working directory", "", nil, c, c},
+		{"a payload cwd without a project falls through", "", payload(t.TempDir()), c, c},
+	}
+	for _, tc := range cases {
+		_, log := goReminder(t, 5*time.Second, tc.stdin, env("CLAUDE_PROJECT_DIR", tc.projectDir, "KBS", kbs), tc.wd)
+		if !strings.Contains(log, "project: "+tc.want+"\n") {
+			t.Errorf("%s: want project %s, log:\n%s", tc.name, tc.want, log)
+		}
+	}
+}
+
+func TestGuards(t *testing.T) {
+	want := expected(t, "basic.expected.txt")
+	cases := []struct {
+		name, stdin string
+		prints      bool
+	}{
+		{"compact", compactPayload, true},
+		{"no stdin", "", true},
+		{"blank stdin", " \n", true},
+		{"no source", `{"hook_event_name":"SessionStart"}`, true},
+		{"startup", `{"hook_event_name":"SessionStart","source":"startup"}`, false},
+		{"resume", `{"source":"resume"}`, false},
+		{"clear", `{"source":"clear"}`, false},
+		{"Cursor sessionStart", `{"conversation_id":"c","hook_event_name":"sessionStart","cursor_version":"1.7.2","workspace_roots":["/w"]}`, false},
+		{"Cursor with source compact", `{"source":"compact","cursor_version":"1.7.2"}`, false},
+		{"not JSON", "hello", false},
+		{"an array", "[]", false},
+		{"truncated", `{"source":"comp`, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			proj := project(t)
+			calls := filepath.Join(t.TempDir(), "calls")
+			fakeEnv(t, "FAKE_KBS_PAYLOAD", abs(t, filepath.Join(fixtures, "basic.json")), "FAKE_KBS_LOG", calls)
+			kbs := filepath.Join(toolDir(t, "kbs"), "kbs")
+			out, log := goReminder(t, 5*time.Second, strings.NewReader(c.stdin), env("CLAUDE_PROJECT_DIR", proj, "KBS", kbs), t.TempDir())
+			_, err := os.Stat(calls)
+			ran := err == nil
+			if c.prints != (out == want) || c.prints != ran {
+				t.Errorf("printed %q, kbs ran: %v; want printing and running: %v\nlog:\n%s", out, ran, c.prints, log)
+			}
+		})
+	}
+}
+
+func TestStdinNeverClosed(t *testing.T) {
+	proj := project(t)
+	fakeEnv(t, "FAKE_KBS_PAYLOAD", abs(t, filepath.Join(fixtures, "basic.json")))
+	kbs := filepath.Join(toolDir(t, "kbs"), "kbs")
+	want := expected(t, "basic.expected.txt")
+	for _, c := range []struct {
+		name, write string
+		log         string
+		prints      bool
+	}{
+		{"a whole payload, pipe left open", compactPayload, "", true},
+		{"nothing written, pipe left open", "", "stdin still open", true},
+		{"half a payload, pipe left open", `{"source":"compact",`, "stdin still open", false},
+		{"a startup payload, pipe left open", `{"source":"startup"}`, "not compact", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			defer w.Close() // only after the reminder returned
+			if _, err := w.WriteString(c.write); err != nil {
+				t.Fatal(err)
+			}
+			out, log := goReminder(t, 5*time.Second, r, env("CLAUDE_PROJECT_DIR", proj, "KBS", kbs), t.TempDir())
+			if (out == want) != c.prints {
+				t.Errorf("printed %q\nlog:\n%s", out, log)
+			}
+			if c.log != "" && !strings.Contains(log, c.log) {
+				t.Errorf("log lacks %q:\n%s", c.log, log)
+			}
+			if c.log == "" && strings.Contains(log, "stdin still open") {
+				t.Errorf("waited for the writer to close although the payload was whole:\n%s", log)
+			}
+		})
+	}
+}
+
+func TestStdinTooLarge(t *testing.T) {
+	big := `{"source":"compact","pad":"` + strings.Repeat("x", maxStdin) + `"}`
+	for _, r := range []io.Reader{strings.NewReader(big), fileWith(t, big)} {
+		if _, proceed := readPayload(r, time.Second, logger{}); proceed {
+			t.Errorf("%T: a payload over %d bytes was accepted", r, maxStdin)
+		}
+	}
+	ok := `{"source":"compact","pad":"` + strings.Repeat("x", maxStdin-40) + `"}`
+	for _, r := range []io.Reader{strings.NewReader(ok), fileWith(t, ok)} {
+		if _, proceed := readPayload(r, time.Second, logger{}); !proceed {
+			t.Errorf("%T: a payload of %d bytes was refused", r, len(ok))
+		}
+	}
+}
+
+func fileWith(t *testing.T, content string) *os.File {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "stdin")
+	writeFile(t, path, content)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func TestStdinDevice(t *testing.T) {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	var log bytes.Buffer
+	if _, proceed := readPayload(f, time.Second, logger{w: &log, on: true}); !proceed || !strings.Contains(log.String(), "terminal or device: not read") {
+		t.Errorf("proceed=%v, log:\n%s", proceed, log.String())
+	}
+}
+
+type panicWriter struct{}
+
+func (panicWriter) Write([]byte) (int, error) { panic("boom") }
+
+func TestRunNeverFails(t *testing.T) {
+	proj := project(t)
+	fakeEnv(t, "FAKE_KBS_PAYLOAD", abs(t, filepath.Join(fixtures, "basic.json")))
+	t.Setenv("CLAUDE_PROJECT_DIR", proj)
+	t.Setenv("KBS", filepath.Join(toolDir(t, "kbs"), "kbs"))
+	t.Setenv("NOWHOOK_DEBUG", "1")
+	var stderr bytes.Buffer
+	if code := Run(nil, strings.NewReader(compactPayload), panicWriter{}, &stderr); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	if !strings.Contains(stderr.String(), "internal error, printing nothing: boom") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+
+	var stdout bytes.Buffer
+	stderr.Reset()
+	if code := Run([]string{"--timeout", "banana"}, strings.NewReader(compactPayload), &stdout, &stderr); code != 0 || stdout.String() != expected(t, "basic.expected.txt") {
+		t.Errorf("bad --timeout: exit %d, printed:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	if code := Run([]string{"--timeout", "0s"}, strings.NewReader(compactPayload), &stdout, &stderr); code != 0 || stdout.String() != expected(t, "basic.expected.txt") {
+		t.Errorf("--timeout 0s: exit %d, printed:\n%s", code, stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "out of range, using 5s") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+
+	stdout.Reset()
+	stderr.Reset()
+	t.Setenv("NOWHOOK_DEBUG", "")
+	if code := Run([]string{"--timeout", "2s"}, strings.NewReader(`{"source":"startup"}`), &stdout, &stderr); code != 0 || stdout.Len() != 0 || stderr.Len() != 0 {
+		t.Errorf("startup: exit %d, stdout %q, stderr %q (want silence without NOWHOOK_DEBUG)", code, stdout.String(), stderr.String())
+	}
+	if code := Run([]string{"--help"}, nil, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "--timeout DURATION") {
+		t.Errorf("--help: exit %d, stdout %q", code, stdout.String())
+	}
+}
