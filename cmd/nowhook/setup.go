@@ -77,6 +77,13 @@ func runSetup(args []string, io stdio) int {
 			return exitUsage
 		}
 	}
+	if o.trustCodex {
+		// Before anything is written: the trust step needs codex.
+		if _, err := findCodex(); err != nil {
+			fmt.Fprintf(io.err, "nowhook setup: --trust-codex: %v\nNothing was written.\n", err)
+			return exitFailed
+		}
+	}
 	root, err := detect.Root(o.dir)
 	if err != nil {
 		fmt.Fprintf(io.err, "nowhook setup: --dir: %v\n", err)
@@ -140,7 +147,7 @@ func setup(o setupOptions, found detect.Findings, choices []detect.Choice, io st
 	printSummary(io.out, p, choices, files)
 	status := exitOK
 	if trusted, err := trustCodex(o, found.Root, choices, io); err != nil {
-		fmt.Fprintf(io.err, "nowhook setup: --trust-codex: %v\n", err)
+		fmt.Fprintf(io.err, "nowhook setup: --trust-codex: %v\nThe hook files were written; only the trust step failed.\n", err)
 		status = exitFailed
 	} else if trusted != "" {
 		fmt.Fprintln(io.out, trusted)
