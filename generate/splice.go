@@ -212,19 +212,21 @@ func (e *editor) appendItem(container *hujson.Value, lastStart, lastEnd int, has
 	between := src[open+1 : lastStart]
 	multiline := bytes.ContainsAny(between, "\n")
 	if !multiline {
-		text, err := render("", true, bytes.HasSuffix(between, []byte(" ")) || bytes.Contains(src[open:lastEnd], []byte(", ")))
+		inner := src[open:closeAt]
+		spaced := bytes.Contains(inner, []byte(", ")) || bytes.Contains(inner, []byte("\": "))
+		text, err := render("", true, spaced)
 		if err != nil {
 			return err
 		}
-		sep := ","
-		if bytes.Contains(src[open:closeAt], []byte(", ")) || bytes.HasSuffix(between, []byte(" ")) {
-			sep = ", "
+		space := ""
+		if spaced {
+			space = " "
 		}
 		if next := skipExtra(src, lastEnd); next < len(src) && src[next] == ',' {
-			e.add(next+1, next+1, " "+text+",")
+			e.add(next+1, next+1, space+text+",")
 			return nil
 		}
-		e.add(lastEnd, lastEnd, sep+text)
+		e.add(lastEnd, lastEnd, ","+space+text)
 		return nil
 	}
 	indent := e.lineIndent(lastStart)
