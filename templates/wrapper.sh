@@ -27,7 +27,7 @@ def main():
     if not 0 < budget <= 60:
         budget = 5.0
     start = time.monotonic()
-    # The wrapper runs this under `timeout BUDGET`: finish a little earlier.
+    # The wrapper runs this under coreutils timeout BUDGET: finish a little earlier.
     deadline = start + max(budget - 0.25, 0.5)
     child = []
 

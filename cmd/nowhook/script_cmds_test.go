@@ -1,0 +1,115 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/nowhook/nowhook/templates"
+)
+
+// scriptCmds are the custom testscript commands the scenarios may use.
+var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"wrapper":   cmdWrapper,
+	"path-only": cmdPathOnly,
+	"gone":      cmdGone,
+}
+
+// scriptCondition answers the [cond] guards the scenarios use; an unknown
+// condition is an error, so a typo cannot silently skip a scenario.
+// ([exec:PROG] is testscript's own.)
+func scriptCondition(cond string) (bool, error) {
+	return false, fmt.Errorf("unknown condition %q", cond)
+}
+
+// cmdWrapper: wrapper BUDGET FILE writes the wrapper template rendered for
+// the budget, as setup does minus the signature line, with mode 0755.
+func cmdWrapper(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: wrapper BUDGET FILE")
+	}
+	budget, err := time.ParseDuration(args[0])
+	if err != nil {
+		ts.Fatalf("wrapper: %v", err)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(templates.RenderWrapper(budget)), 0o755))
+}
+
+// cmdPathOnly: path-only [NAME]... sets PATH to a new directory
+// holding only links to the named programs, found on the current PATH
+// (python3 resolved to the interpreter itself, past launcher shims). It
+// simulates machines without nowhook, kbs, python3 or coreutils timeout.
+func cmdPathOnly(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("usage: path-only [NAME]...")
+	}
+	dir, err := os.MkdirTemp(ts.Getenv("WORK"), ".path-")
+	ts.Check(err)
+	for _, name := range args {
+		path := lookPath(ts, name)
+		if name == "python3" {
+			out, err := exec.Command(path, "-c", "import sys; print(sys.executable)").Output()
+			ts.Check(err)
+			path = strings.TrimSpace(string(out))
+		}
+		ts.Check(os.Symlink(path, filepath.Join(dir, name)))
+	}
+	ts.Setenv("PATH", dir)
+}
+
+// lookPath finds name on the script's PATH.
+func lookPath(ts *testscript.TestScript, name string) string {
+	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+		path := filepath.Join(dir, name)
+		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return path
+		}
+	}
+	ts.Fatalf("path-only: %s not found on PATH", name)
+	return ""
+}
+
+// cmdGone: gone PIDFILE waits until every process listed in PIDFILE (one
+// pid a line) has ended, and fails if one still runs after 10 seconds.
+// A zombie that nobody has reaped yet counts as ended.
+func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: gone PIDFILE")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	pids := strings.Fields(string(b))
+	if len(pids) == 0 {
+		ts.Fatalf("gone: no pid in %s", args[0])
+	}
+	end := time.Now().Add(10 * time.Second)
+	for _, pid := range pids {
+		n, err := strconv.Atoi(pid)
+		ts.Check(err)
+		for running(n) {
+			if time.Now().After(end) {
+				ts.Fatalf("process %d is still running", n)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+func running(pid int) bool {
+	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+		// "pid (comm) STATE ..."; comm may hold spaces and parentheses.
+		s := string(b)
+		return !strings.HasPrefix(strings.TrimSpace(s[strings.LastIndexByte(s, ')')+1:]), "Z")
+	}
+	if _, err := os.Stat("/proc/self"); err == nil {
+		return false
+	}
+	return syscall.Kill(pid, 0) == nil
+}
