@@ -28,7 +28,7 @@ func runCodexExec(t *testing.T, mode kbsMode) codexRun {
 	home := codexHome(t, s, m)
 	env := codexEnv(s, home)
 	clientVersion(t, ctx, env, bin)
-	installCodex(t, ctx, s, bin, env)
+	setupCodex(t, ctx, s, bin, env)
 	checkCodexTrusted(t, ctx, s, bin, env)
 
 	res := runCmd(t, ctx, env, s.repo, "", bin, "exec", "--strict-config", "hello")
@@ -107,7 +107,7 @@ func TestCodexSetupTrustsHook(t *testing.T) {
 	m := newResponsesMock(t)
 	env := codexEnv(s, codexHome(t, s, m))
 	clientVersion(t, ctx, env, bin)
-	installCodex(t, ctx, s, bin, env)
+	setupCodex(t, ctx, s, bin, env)
 	checkCodexTrusted(t, ctx, s, bin, env)
 }
 

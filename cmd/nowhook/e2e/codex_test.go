@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -184,5 +185,26 @@ func jsonUnmarshal(t *testing.T, b []byte, v any) {
 	t.Helper()
 	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatalf("decoding %s: %v", b, err)
+	}
+}
+
+// setupCodex runs `nowhook setup --yes --agents codex --trust-codex` in the
+// repo, with the real codex on PATH so that nowhook records the trust
+// through Codex's own app-server.
+func setupCodex(t *testing.T, ctx context.Context, s *sandbox, bin string, env []string) {
+	t.Helper()
+	if err := os.Symlink(bin, filepath.Join(s.bin, "codex")); err != nil {
+		t.Fatal(err)
+	}
+	res := runCmd(t, ctx, env, s.repo, "", filepath.Join(s.bin, "nowhook"),
+		"setup", "--yes", "--agents", "codex", "--trust-codex")
+	if res.err != nil {
+		t.Fatalf("nowhook setup --trust-codex: %v\n%s%s", res.err, res.stdout, res.stderr)
+	}
+	t.Logf("nowhook setup --yes --agents codex --trust-codex:\n%s", strings.TrimSpace(res.stdout+res.stderr))
+	for _, f := range []string{".codex/hooks.json", ".codex/hooks/kanbus-compaction-right-now.sh"} {
+		if _, err := os.Stat(filepath.Join(s.repo, f)); err != nil {
+			t.Fatalf("setup did not write %s: %v", f, err)
+		}
 	}
 }
