@@ -101,6 +101,9 @@ func TestClaudeAutoCompactReinjects(t *testing.T) {
 	if n := len(sess.compactHookRuns()); n != 1 {
 		t.Errorf("SessionStart:compact hook ran %d times, want 1", n)
 	}
+	if n := s.kbsCalls(t); n != 1 {
+		t.Errorf("kbs ran %d times, want 1", n)
+	}
 }
 
 // TestClaudeFailingKbsInjectsNothing is the negative control: with kbs
