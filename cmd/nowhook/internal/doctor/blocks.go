@@ -1,0 +1,116 @@
+package doctor
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nowhook/nowhook/generate"
+)
+
+// The managed Markdown blocks setup writes (their names in the markers).
+const (
+	onDemandBlock = "kbs-now"              // AGENTS.md
+	compactBlock  = "compact-instructions" // CLAUDE.md
+)
+
+// mdFile is a Markdown file at the repository root.
+type mdFile struct {
+	rel     string
+	raw     []byte
+	exists  bool
+	readErr error
+}
+
+func readMD(root, rel string) *mdFile {
+	m := &mdFile{rel: rel}
+	path := filepath.Join(root, rel)
+	if _, err := os.Stat(path); err != nil {
+		if !os.IsNotExist(err) {
+			m.exists, m.readErr = true, err
+		}
+		return m
+	}
+	m.exists = true
+	m.raw, m.readErr = readBounded(path)
+	return m
+}
+
+// mdBlock is a managed block found in a file, or why it is broken.
+type mdBlock struct {
+	span generate.BlockSpan
+	err  error
+}
+
+// block returns the named block, nil when the file has none.
+func (m *mdFile) block(name string) *mdBlock {
+	if m == nil || !m.exists || m.readErr != nil {
+		return nil
+	}
+	span, found, err := generate.FindBlock(m.raw, name)
+	if err != nil {
+		return &mdBlock{err: err}
+	}
+	if !found {
+		return nil
+	}
+	return &mdBlock{span: span}
+}
+
+// blockFinding reports one managed block: present and current, older,
+// broken, or missing.
+func (d *doctor) blockFinding(checkName, agentName string, m *mdFile, name, purpose, fix string) Finding {
+	f := Finding{Check: checkName, Agent: agentName, Path: m.rel}
+	if m.readErr != nil {
+		f.Severity, f.Message = Error, fmt.Sprintf("%s cannot be read: %v", m.rel, m.readErr)
+		return f
+	}
+	b := m.block(name)
+	switch {
+	case b == nil && !m.exists:
+		f.Severity, f.Message, f.Fix = Warn, fmt.Sprintf("%s does not exist, so %s", m.rel, purpose), fix
+	case b == nil:
+		f.Severity, f.Message, f.Fix = Warn, fmt.Sprintf("%s has no nowhook %s block, so %s", m.rel, name, purpose), fix
+	case b.err != nil:
+		f.Severity, f.Message = Error, fmt.Sprintf("%s: %v", m.rel, b.err)
+		f.Fix = "repair the nowhook markers by hand, then run " + fix
+	case b.span.Version < templateVersion:
+		f.Severity, f.Message, f.Fix = Warn, fmt.Sprintf("%s:%d: the %s block is template v%d, older than this nowhook's v%d", m.rel, b.span.Line, name, b.span.Version, templateVersion), fix
+	case b.span.Version > templateVersion:
+		f.Severity, f.Message = Warn, fmt.Sprintf("%s:%d: the %s block is template v%d, newer than this nowhook's v%d", m.rel, b.span.Line, name, b.span.Version, templateVersion)
+		f.Fix = "upgrade nowhook (./install.sh in a current nowhook checkout)"
+	default:
+		f.Message = fmt.Sprintf("%s:%d has the %s block (template v%d)", m.rel, b.span.Line, name, b.span.Version)
+	}
+	return f
+}
+
+// agentsMDCheck: AGENTS.md teaches `kbs now`, the one thing every agent
+// can do, and the only one on Cursor and Antigravity.
+var agentsMDCheck = check{"agents-md", func(d *doctor, _ *agent) []Finding {
+	var readers []string
+	for _, a := range d.agents {
+		if a.present() && a.mode != "" {
+			readers = append(readers, a.p.Title)
+		}
+	}
+	if len(readers) == 0 && d.agentsMD.block(onDemandBlock) == nil {
+		return nil
+	}
+	purpose := "no agent learns to run `kbs now` on demand"
+	f := d.blockFinding("agents-md", "", d.agentsMD, onDemandBlock, purpose, d.setupFix(""))
+	if f.Severity == OK && len(readers) > 0 {
+		f.Message += ": on-demand `kbs now` for " + strings.Join(readers, ", ")
+	}
+	return []Finding{f}
+}}
+
+// claudeMDCheck: CLAUDE.md's "Compact Instructions" steer the summary.
+var claudeMDCheck = check{"md", func(d *doctor, a *agent) []Finding {
+	if a.mode != "reinject" {
+		return nil
+	}
+	purpose := "the compaction summary is not told to keep the Kanbus issue ids"
+	return []Finding{d.blockFinding(a.p.Name+".md", a.p.Name, d.claudeMD, compactBlock, purpose, d.setupFix(a.p.Name))}
+}}

@@ -1,0 +1,347 @@
+package doctor
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	toml "github.com/pelletier/go-toml/v2"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
+	"github.com/nowhook/nowhook/generate"
+)
+
+// tomlFile is a Codex config.toml, read only.
+type tomlFile struct {
+	abs, show string
+	exists    bool
+	err       string // why Codex cannot read it, with line:column
+	doc       map[string]any
+}
+
+func (d *doctor) readTOML(abs string) *tomlFile {
+	t := &tomlFile{abs: abs, show: d.show(abs)}
+	if !exists(abs) {
+		return t
+	}
+	t.exists = true
+	b, err := readBounded(abs)
+	if err != nil {
+		t.err = fmt.Sprintf("%s cannot be read: %v", t.show, err)
+		return t
+	}
+	if err := toml.Unmarshal(b, &t.doc); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			line, col := de.Position()
+			t.err = fmt.Sprintf("%s:%d:%d: is not valid TOML (%s)", t.show, line, col, de.Error())
+		} else {
+			t.err = fmt.Sprintf("%s: is not valid TOML (%v)", t.show, err)
+		}
+		t.doc = nil
+	}
+	return t
+}
+
+// codexLayers are the user and project config.toml, read once.
+func (d *doctor) codexLayers() (user, project *tomlFile) {
+	if d.codexUser == nil {
+		abs, _ := d.expand("${CODEX_HOME:-~/.codex}/config.toml")
+		d.codexUser = d.readTOML(abs)
+		d.codexProject = d.readTOML(filepath.Join(d.root, ".codex", "config.toml"))
+	}
+	return d.codexUser, d.codexProject
+}
+
+func table(doc map[string]any, keys ...string) map[string]any {
+	for _, k := range keys {
+		next, _ := doc[k].(map[string]any)
+		if next == nil {
+			return nil
+		}
+		doc = next
+	}
+	return doc
+}
+
+// codexConfigCheck: the config.toml files Codex reads parse; Codex refuses
+// to start with a broken one.
+var codexConfigCheck = check{"config", func(d *doctor, a *agent) []Finding {
+	var out []Finding
+	user, project := d.codexLayers()
+	for _, t := range []*tomlFile{user, project} {
+		if !t.exists {
+			continue
+		}
+		f := Finding{Check: a.p.Name + ".config", Agent: a.p.Name, Path: t.show}
+		if t.err != "" {
+			f.Severity = Error
+			f.Message = t.err + "; Codex refuses to start with it"
+			f.Fix = "correct the TOML by hand (codex exec --strict-config names every problem)"
+		} else {
+			f.Message = t.show + " parses as TOML"
+		}
+		out = append(out, f)
+	}
+	if project.doc != nil && table(project.doc, "hooks", "state") != nil {
+		out = append(out, Finding{Check: a.p.Name + ".config", Agent: a.p.Name, Severity: Warn, Path: project.show,
+			Message: project.show + " has [hooks.state] trust entries, which Codex ignores there: trust counts only in " + user.show,
+			Fix:     d.setupFix(a.p.Name, "--trust-codex")})
+	}
+	return out
+}}
+
+// codexFeaturesCheck: [features] hooks = false (or the older codex_hooks)
+// turns every hook off; the project layer overrides the user layer.
+var codexFeaturesCheck = check{"features", func(d *doctor, a *agent) []Finding {
+	user, project := d.codexLayers()
+	var out []Finding
+	var effective *tomlFile
+	var effectiveKey string
+	for _, t := range []*tomlFile{user, project} {
+		features := table(t.doc, "features")
+		for _, key := range []string{"codex_hooks", "hooks"} {
+			if v, ok := features[key].(bool); ok {
+				if !v {
+					effective, effectiveKey = t, key
+				} else {
+					effective, effectiveKey = nil, ""
+				}
+			}
+		}
+	}
+	if effective != nil {
+		out = append(out, Finding{Check: a.p.Name + ".features", Agent: a.p.Name, Severity: Error, Path: effective.show,
+			Message: fmt.Sprintf("%s sets [features] %s = false, so Codex runs no hooks at all, the compact hook included", effective.show, effectiveKey),
+			Fix:     fmt.Sprintf("delete `%s = false` from [features] in %s", effectiveKey, effective.show)})
+	}
+	return out
+}}
+
+// codexLayersCheck: a layer with both hooks.json and inline [hooks]
+// tables makes Codex load both and warn.
+var codexLayersCheck = check{"layers", func(d *doctor, a *agent) []Finding {
+	user, project := d.codexLayers()
+	var out []Finding
+	for _, t := range []*tomlFile{user, project} {
+		inline := inlineHookEvents(t.doc)
+		hooksJSON := filepath.Join(filepath.Dir(t.abs), "hooks.json")
+		if len(inline) == 0 || !exists(hooksJSON) {
+			continue
+		}
+		out = append(out, Finding{Check: a.p.Name + ".layers", Agent: a.p.Name, Severity: Warn, Path: t.show,
+			Message: fmt.Sprintf("%s and inline [hooks.%s] in %s are in one layer: Codex loads both and warns at every start", d.show(hooksJSON), strings.Join(inline, "], [hooks."), t.show),
+			Fix:     fmt.Sprintf("move the [hooks.%s] tables from %s into %s", strings.Join(inline, "], [hooks."), t.show, d.show(hooksJSON))})
+	}
+	return out
+}}
+
+func inlineHookEvents(doc map[string]any) []string {
+	var events []string
+	for k := range table(doc, "hooks") {
+		if k != "state" {
+			events = append(events, k)
+		}
+	}
+	sort.Strings(events)
+	return events
+}
+
+// codexTrustCheck: Codex runs a project hook only when the user's
+// config.toml trusts the project and holds the hook's current hash.
+// Codex's own answer (app-server hooks/list) is used when codex is on
+// PATH; otherwise nowhook computes the hash and reads the config itself.
+var codexTrustCheck = check{"trust", func(d *doctor, a *agent) []Finding {
+	var ours []handler
+	for _, s := range a.specs {
+		for _, h := range s.ours {
+			if h.wrapped && h.index >= 0 {
+				ours = append(ours, h)
+			}
+		}
+	}
+	if len(ours) == 0 {
+		return nil
+	}
+	fix := d.setupFix(a.p.Name, "--trust-codex")
+	if d.slow.codex != nil {
+		res := d.slow.codex.wait()
+		if res.err == nil {
+			return d.trustFromListing(a, ours, res, fix)
+		}
+		out := d.trustComputed(a, ours, fmt.Sprintf("computed by nowhook: codex app-server failed: %v", res.err), fix)
+		return out
+	}
+	return d.trustComputed(a, ours, "computed by nowhook from the user config; "+d.slow.codexSkipped, fix)
+}}
+
+// hookKey is a handler's [hooks.state] key, with the file as Codex sees it.
+func hookKey(h handler) string {
+	abs := h.file.abs
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	return generate.CodexHookKey(abs, h.event, h.group, h.index)
+}
+
+func (d *doctor) canonicalRoot() string {
+	if real, err := filepath.EvalSymlinks(d.root); err == nil {
+		return real
+	}
+	return d.root
+}
+
+func (d *doctor) trustComputed(a *agent, ours []handler, source, fix string) []Finding {
+	user, _ := d.codexLayers()
+	name := a.p.Name + ".trust"
+	if user.err != "" {
+		return []Finding{{Check: name, Agent: a.p.Name, Severity: Warn, Path: user.show,
+			Message: "cannot tell whether Codex trusts the hook: " + user.err + " (" + source + ")", Fix: "correct " + user.show}}
+	}
+	var out []Finding
+	root := d.canonicalRoot()
+	needsProject := false
+	for _, h := range ours {
+		if !h.file.user {
+			needsProject = true
+		}
+	}
+	if needsProject {
+		level, _ := table(user.doc, "projects", root)["trust_level"].(string)
+		if level != "trusted" {
+			state := "has no [projects.\"" + root + "\"] entry"
+			if level != "" {
+				state = fmt.Sprintf("sets trust_level = %q for it", level)
+			}
+			out = append(out, Finding{Check: name, Agent: a.p.Name, Severity: Warn, Path: user.show,
+				Message: fmt.Sprintf("Codex does not load .codex/ here: %s %s, so Codex skips every project hook without a word (%s)", user.show, state, source),
+				Fix:     fix})
+		}
+	}
+	states := table(user.doc, "hooks", "state")
+	for _, h := range ours {
+		key := hookKey(h)
+		hash, err := generate.CodexHookHash(h.event, h.groupJSON, h.index)
+		if err != nil {
+			out = append(out, Finding{Check: name, Agent: a.p.Name, Severity: Error, Path: h.file.show,
+				Message: fmt.Sprintf("%s: Codex cannot load this hook: %v", h.where(), err), Fix: d.setupFix(a.p.Name)})
+			continue
+		}
+		recorded, _ := table(states, key)["trusted_hash"].(string)
+		f := Finding{Check: name, Agent: a.p.Name, Path: h.file.show, Severity: Warn, Fix: fix}
+		switch {
+		case recorded == "":
+			f.Message = fmt.Sprintf("%s is not trusted: %s has no [hooks.state.%q], so Codex skips the hook without a word (%s)", h.where(), user.show, key, source)
+		case recorded != hash:
+			f.Message = fmt.Sprintf("%s changed since it was trusted: %s holds %s, the hook's hash is now %s, so Codex skips it without a word (%s)", h.where(), user.show, short(recorded), short(hash), source)
+		default:
+			f.Severity, f.Fix = OK, ""
+			f.Message = fmt.Sprintf("%s is trusted: %s holds its current hash %s (%s)", h.where(), user.show, short(hash), source)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func short(hash string) string {
+	if len(hash) > len("sha256:")+12 {
+		return hash[:len("sha256:")+12] + "…"
+	}
+	return hash
+}
+
+// codexListing is what codex app-server said.
+type codexListing struct {
+	listing   *codexapp.Listing
+	userAgent string
+	err       error
+}
+
+func (d *doctor) trustFromListing(a *agent, ours []handler, res codexListing, fix string) []Finding {
+	l := res.listing
+	name := a.p.Name + ".trust"
+	source := "reported by codex app-server hooks/list"
+	if m := versionRE.FindStringSubmatch(res.userAgent); m != nil {
+		source = "reported by codex " + m[1] + " app-server hooks/list"
+	}
+	var out []Finding
+	for _, w := range l.Warnings {
+		out = append(out, Finding{Check: name, Agent: a.p.Name, Severity: Warn, Message: "codex warns: " + w})
+	}
+	for _, e := range l.Errors {
+		out = append(out, Finding{Check: name, Agent: a.p.Name, Severity: Error, Path: d.show(e.Path), Message: "codex reports an error in " + d.show(e.Path) + ": " + e.Message})
+	}
+	if l.ConfigError != "" {
+		out = append(out, Finding{Check: name, Agent: a.p.Name, Severity: Error, Message: "codex cannot read its configuration: " + l.ConfigError})
+	}
+	layer, hasLayer := l.ProjectLayer(filepath.Join(l.Root, ".codex"))
+	projectSkipped := hasLayer && !layer.Trusted()
+	if projectSkipped {
+		out = append(out, Finding{Check: name, Agent: a.p.Name, Severity: Warn, Path: ".codex",
+			Message: fmt.Sprintf("Codex does not load .codex/ here, so it skips every project hook without a word: %s (%s)", layer.DisabledReason, source),
+			Fix:     fix})
+	}
+	for _, h := range ours {
+		key := hookKey(h)
+		f := Finding{Check: name, Agent: a.p.Name, Path: h.file.show, Severity: Warn, Fix: fix}
+		listed, ok := l.Hook(key)
+		switch {
+		case !ok && projectSkipped && !h.file.user:
+			continue // said above
+		case !ok:
+			f.Message = fmt.Sprintf("%s: codex does not list this hook (key %s), so it never runs it (%s)", h.where(), key, source)
+			f.Fix = ""
+			if len(l.Warnings) == 0 {
+				f.Severity = Error
+			}
+		case listed.TrustStatus == codexapp.StatusTrusted || listed.TrustStatus == codexapp.StatusManaged:
+			f.Severity, f.Fix = OK, ""
+			f.Message = fmt.Sprintf("%s is %s (%s)", h.where(), listed.TrustStatus, source)
+		case listed.TrustStatus == codexapp.StatusModified:
+			f.Message = fmt.Sprintf("%s changed since it was trusted, so Codex skips it without a word (%s)", h.where(), source)
+		default:
+			f.Message = fmt.Sprintf("%s is %s: Codex skips it without a word (%s)", h.where(), listed.TrustStatus, source)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+var versionRE = regexp.MustCompile(`/(\d+\.\d+\.\d+\S*) `)
+
+// defaultDocMax is Codex's default project_doc_max_bytes.
+const defaultDocMax = 32 << 10
+
+// codexDocCapCheck: Codex reads AGENTS.md only up to project_doc_max_bytes;
+// a block beyond the cap is never seen.
+var codexDocCapCheck = check{"agents-md-cap", func(d *doctor, a *agent) []Finding {
+	b := d.agentsMD.block(onDemandBlock)
+	if b == nil || b.err != nil {
+		return nil
+	}
+	user, project := d.codexLayers()
+	limit, source := int64(defaultDocMax), "Codex's default"
+	for _, t := range []*tomlFile{user, project} {
+		if v, ok := t.doc["project_doc_max_bytes"].(int64); ok {
+			limit, source = v, "set in "+t.show
+		}
+	}
+	f := Finding{Check: a.p.Name + ".agents-md-cap", Agent: a.p.Name, Path: "AGENTS.md"}
+	span := b.span
+	switch {
+	case int64(span.Start) >= limit:
+		f.Severity = Error
+		f.Message = fmt.Sprintf("the kbs-now block starts at byte %d of AGENTS.md, beyond project_doc_max_bytes = %d (%s): Codex never sees it", span.Start, limit, source)
+		f.Fix = "move the nowhook kbs-now block (with its markers) nearer the top of AGENTS.md, or raise project_doc_max_bytes in " + user.show
+	case int64(span.End) > limit:
+		f.Severity = Warn
+		f.Message = fmt.Sprintf("the kbs-now block ends at byte %d of AGENTS.md, beyond project_doc_max_bytes = %d (%s): Codex sees it cut", span.End, limit, source)
+		f.Fix = "move the nowhook kbs-now block (with its markers) nearer the top of AGENTS.md, or raise project_doc_max_bytes in " + user.show
+	default:
+		f.Message = fmt.Sprintf("the kbs-now block (bytes %d-%d of AGENTS.md) is within project_doc_max_bytes = %d (%s)", span.Start, span.End, limit, source)
+	}
+	return []Finding{f}
+}}

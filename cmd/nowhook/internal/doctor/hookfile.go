@@ -1,0 +1,393 @@
+package doctor
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/tailscale/hujson"
+
+	"github.com/nowhook/nowhook/detect"
+	"github.com/nowhook/nowhook/generate"
+)
+
+// maxRead bounds every file doctor reads.
+const maxRead = 8 << 20
+
+// hookFile is one of an agent's hook files, read and walked the way the
+// agent reads it.
+type hookFile struct {
+	abs  string // absolute path
+	show string // as shown: relative to the root, or absolute
+	user bool   // outside the repository (a user-level file)
+	raw  []byte
+	// readErr is set when the file exists but cannot be read.
+	readErr error
+	// parseErr is set when the agent cannot load the file at all.
+	parseErr *generate.FileError
+	// dropped is set when the file parses but the agent's own validation
+	// drops all of it (Codex: an unknown top-level key, for example).
+	dropped  *generate.FileError
+	doc      map[string]any // the top-level object; nil when empty or broken
+	handlers []handler
+	// shape lists entries the agent rejects, found while walking.
+	shape []shapeProblem
+}
+
+// shapeProblem is an entry of the wrong type in a hook file.
+type shapeProblem struct {
+	at   string // JSON path
+	line int
+	what string
+}
+
+// handler is one hook handler in a hook file.
+type handler struct {
+	file  *hookFile
+	event string
+	name  string // the named group (LayoutNamed)
+	// group is the index in the event's array; index is the handler's
+	// index in the group's "hooks" (LayoutGrouped), else -1.
+	group, index int
+	// wrapped is false for a handler placed directly in a grouped
+	// layout's event array, without the {"matcher", "hooks"} wrapper.
+	wrapped  bool
+	matcher  *string // nil when the group has no matcher (or it is null)
+	badMatch bool    // the matcher is not a string
+	obj      map[string]any
+	command  string // the command string; an array is joined with spaces
+	line     int
+	at       string // JSON path, e.g. hooks.SessionStart[0].hooks[0]
+	// groupJSON is the standard JSON of the handler's matcher group.
+	groupJSON []byte
+}
+
+// where names the handler for messages: file:line (JSON path).
+func (h handler) where() string {
+	return fmt.Sprintf("%s:%d (%s)", h.file.show, h.line, h.at)
+}
+
+// readHookFile reads path by the rules of the agent's format. It returns
+// nil when the file does not exist.
+func readHookFile(abs, show string, user bool, p detect.Platform) *hookFile {
+	info, err := os.Stat(abs)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil
+		}
+		return &hookFile{abs: abs, show: show, user: user, readErr: err}
+	}
+	f := &hookFile{abs: abs, show: show, user: user}
+	if info.IsDir() {
+		f.readErr = fmt.Errorf("is a directory, where %s expects a file", p.Title)
+		return f
+	}
+	if f.raw, err = readBounded(abs); err != nil {
+		f.readErr = err
+		return f
+	}
+	schema := generate.HookFile{Path: show, Agent: p.Title, Strict: p.Hooks.Strict}
+	parsed, err := schema.ParseHookFile(f.raw)
+	if err != nil {
+		fe, ok := err.(*generate.FileError)
+		if !ok {
+			fe = &generate.FileError{Path: show, Problem: err.Error()}
+		}
+		f.parseErr = fe
+		return f
+	}
+	if parsed.Doc == nil {
+		return f // empty: the agent loads nothing from it, and that is fine
+	}
+	src := bytes.TrimPrefix(f.raw, []byte("\xef\xbb\xbf"))
+	tree, err := hujson.Parse(src)
+	if err != nil { // cannot happen: ParseHookFile parsed it
+		f.parseErr = &generate.FileError{Path: show, Problem: "is not valid JSON (" + err.Error() + ")"}
+		return f
+	}
+	root, ok := tree.Value.(*hujson.Object)
+	if !ok {
+		f.parseErr = &generate.FileError{Path: show, Line: 1, Col: 1, Problem: "the top level is " + kind(&tree) + ", not an object",
+			Consequence: p.Title + " loads no hooks from it"}
+		return f
+	}
+	f.doc, _ = parsed.Doc.(map[string]any)
+	w := walker{f: f, src: src}
+	switch p.Hooks.Layout {
+	case detect.LayoutGrouped, detect.LayoutFlat:
+		for i := range root.Members {
+			m := &root.Members[i]
+			if memberName(m) != "hooks" {
+				continue
+			}
+			events, ok := m.Value.Value.(*hujson.Object)
+			if !ok {
+				w.problem("hooks", &m.Value, "is "+kind(&m.Value)+", not an object of events")
+				continue
+			}
+			for j := range events.Members {
+				e := &events.Members[j]
+				w.event("", memberName(e), "hooks."+memberName(e), &e.Value, p.Hooks.Layout == detect.LayoutGrouped)
+			}
+		}
+	case detect.LayoutNamed:
+		for i := range root.Members {
+			m := &root.Members[i]
+			name := memberName(m)
+			events, ok := m.Value.Value.(*hujson.Object)
+			if !ok {
+				continue // not a hook group (a "$schema" or a comment key)
+			}
+			for j := range events.Members {
+				e := &events.Members[j]
+				w.event(name, memberName(e), name+"."+memberName(e), &e.Value, false)
+			}
+		}
+	}
+	return f
+}
+
+type walker struct {
+	f   *hookFile
+	src []byte
+}
+
+func (w walker) line(v *hujson.Value) int {
+	return bytes.Count(w.src[:min(v.StartOffset, len(w.src))], []byte("\n")) + 1
+}
+
+func (w walker) problem(at string, v *hujson.Value, what string) {
+	w.f.shape = append(w.f.shape, shapeProblem{at: at, line: w.line(v), what: what})
+}
+
+// event walks one event's array.
+func (w walker) event(name, event, at string, v *hujson.Value, grouped bool) {
+	arr, ok := v.Value.(*hujson.Array)
+	if !ok {
+		w.problem(at, v, "is "+kind(v)+", not an array")
+		return
+	}
+	for gi := range arr.Elements {
+		el := &arr.Elements[gi]
+		elAt := fmt.Sprintf("%s[%d]", at, gi)
+		obj, ok := el.Value.(*hujson.Object)
+		if !ok {
+			w.problem(elAt, el, "is "+kind(el)+", not an object")
+			continue
+		}
+		if !grouped {
+			w.handler(handler{event: event, name: name, group: gi, index: -1, wrapped: true, at: elAt}, el)
+			continue
+		}
+		var hooks *hujson.Value
+		var matcher *string
+		badMatch := false
+		for i := range obj.Members {
+			m := &obj.Members[i]
+			switch memberName(m) {
+			case "hooks":
+				hooks = &m.Value
+			case "matcher":
+				switch x := decode(&m.Value).(type) {
+				case string:
+					matcher = &x
+				case nil:
+				default:
+					badMatch = true
+				}
+			}
+		}
+		if hooks == nil {
+			// A handler without the group wrapper, or an empty group.
+			w.handler(handler{event: event, group: gi, index: -1, wrapped: false, at: elAt, groupJSON: standard(el)}, el)
+			continue
+		}
+		hs, ok := hooks.Value.(*hujson.Array)
+		if !ok {
+			w.problem(elAt+".hooks", hooks, "is "+kind(hooks)+", not an array of handlers")
+			continue
+		}
+		for hi := range hs.Elements {
+			h := &hs.Elements[hi]
+			w.handler(handler{event: event, group: gi, index: hi, wrapped: true, matcher: matcher, badMatch: badMatch,
+				at: fmt.Sprintf("%s.hooks[%d]", elAt, hi), groupJSON: standard(el)}, h)
+		}
+	}
+}
+
+func (w walker) handler(h handler, v *hujson.Value) {
+	h.file = w.f
+	h.line = w.line(v)
+	obj, ok := decode(v).(map[string]any)
+	if !ok {
+		w.problem(h.at, v, "is "+kind(v)+", not a handler object")
+		return
+	}
+	h.obj = obj
+	switch c := obj["command"].(type) {
+	case string:
+		h.command = c
+	case []any:
+		var parts []string
+		for _, p := range c {
+			if s, ok := p.(string); ok {
+				parts = append(parts, s)
+			}
+		}
+		h.command = strings.Join(parts, " ")
+	}
+	w.f.handlers = append(w.f.handlers, h)
+}
+
+func memberName(m *hujson.ObjectMember) string {
+	if lit, ok := m.Name.Value.(hujson.Literal); ok {
+		return lit.String()
+	}
+	return ""
+}
+
+func standard(v *hujson.Value) []byte {
+	c := v.Clone()
+	c.Standardize()
+	return c.Pack()
+}
+
+// decode returns v as encoding/json decodes it, numbers as json.Number.
+func decode(v *hujson.Value) any {
+	d := json.NewDecoder(bytes.NewReader(standard(v)))
+	d.UseNumber()
+	var x any
+	if d.Decode(&x) != nil {
+		return nil
+	}
+	return x
+}
+
+func kind(v *hujson.Value) string {
+	switch v.Value.Kind() {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case '0':
+		return "a number"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a value"
+}
+
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	if _, err := b.ReadFrom(io.LimitReader(f, maxRead+1)); err != nil {
+		return nil, err
+	}
+	if b.Len() > maxRead {
+		return nil, fmt.Errorf("is larger than %d MiB", maxRead>>20)
+	}
+	return b.Bytes(), nil
+}
+
+// Matchers, the way Claude Code and Codex read them (PLATFORMS.md): case
+// sensitive; "*", empty or absent match everything; names joined by "|"
+// match exactly; anything with other regex metacharacters is an unanchored
+// regex search, and a regex that does not compile never matches.
+
+const regexMeta = `.^$*+?()[]{}\`
+
+// matcherResult says whether a matcher selects a value, and how.
+type matcherResult struct {
+	matches bool
+	all     bool   // it selects every source, not only this one
+	why     string // how it was read
+}
+
+func matchMatcher(matcher *string, value string) matcherResult {
+	if matcher == nil {
+		return matcherResult{matches: true, all: true, why: "no matcher selects every source"}
+	}
+	m := *matcher
+	if m == "" || m == "*" {
+		return matcherResult{matches: true, all: true, why: fmt.Sprintf("matcher %q selects every source", m)}
+	}
+	if !strings.ContainsAny(m, regexMeta) {
+		for _, name := range strings.Split(m, "|") {
+			if name == value {
+				return matcherResult{matches: true, all: m != value, why: fmt.Sprintf("matcher %q names %s", m, value)}
+			}
+		}
+		why := fmt.Sprintf("matcher %q does not name %s (names match exactly and case-sensitively)", m, value)
+		return matcherResult{why: why}
+	}
+	re, err := regexp.Compile(m)
+	if err != nil {
+		return matcherResult{why: fmt.Sprintf("matcher %q is not a valid regular expression, so it never matches", m)}
+	}
+	if !re.MatchString(value) {
+		return matcherResult{why: fmt.Sprintf("matcher %q, a regular expression, does not match %s", m, value)}
+	}
+	all := true
+	for _, other := range []string{"startup", "resume", "clear"} {
+		if !re.MatchString(other) {
+			all = false
+		}
+	}
+	return matcherResult{matches: true, all: all, why: fmt.Sprintf("matcher %q, a regular expression, matches %s", m, value)}
+}
+
+// kbsNowRE finds a command that runs `kbs now` or `kanbus now`.
+var kbsNowRE = regexp.MustCompile(`(^|[\s;&|(/"'=])(kbs|kanbus)["']?\s+now\b`)
+
+// runsReminder reports whether a command prints the Kanbus reminder: our
+// wrappers in any spelling, `nowhook reminder`, or `kbs now` itself.
+func runsReminder(command string) bool {
+	return generate.RunsScript(generate.ClaudeScript)(command) ||
+		generate.RunsScript(generate.CodexScript)(command) ||
+		strings.Contains(command, "kanbus-compaction-right-now") ||
+		strings.Contains(command, "nowhook reminder") ||
+		kbsNowRE.MatchString(command)
+}
+
+// scriptOf returns the repository file a command runs, when its first
+// word names one: "$CLAUDE_PROJECT_DIR"/x, ./x, x, or `sh x`/`bash x`.
+func scriptOf(root, command string) (string, bool) {
+	c := strings.NewReplacer(`"`, "", `'`, "", "${CLAUDE_PROJECT_DIR}", "$CLAUDE_PROJECT_DIR").Replace(command)
+	fields := strings.Fields(c)
+	if len(fields) > 1 && (fields[0] == "sh" || fields[0] == "bash" || fields[0] == "/bin/sh" || fields[0] == "/bin/bash") {
+		fields = fields[1:]
+	}
+	if len(fields) == 0 {
+		return "", false
+	}
+	p := fields[0]
+	switch {
+	case strings.HasPrefix(p, "$CLAUDE_PROJECT_DIR/"):
+		p = filepath.Join(root, strings.TrimPrefix(p, "$CLAUDE_PROJECT_DIR/"))
+	case strings.HasPrefix(p, "$"), strings.HasPrefix(p, "~"):
+		return "", false
+	case !filepath.IsAbs(p):
+		if !strings.Contains(p, "/") {
+			return "", false // a command on PATH
+		}
+		p = filepath.Join(root, p)
+	}
+	info, err := os.Stat(p)
+	if err != nil || !info.Mode().IsRegular() {
+		return "", false
+	}
+	return p, true
+}

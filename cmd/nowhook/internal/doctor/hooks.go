@@ -1,0 +1,428 @@
+package doctor
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nowhook/nowhook/detect"
+	"github.com/nowhook/nowhook/generate"
+)
+
+// The checks every platform row gets from its hook format.
+
+// hookFilesCheck: each hook file the agent reads loads, the way the agent
+// parses it (strict JSON for Claude Code and Antigravity), and holds the
+// shapes the agent accepts.
+var hookFilesCheck = check{"hooks-file", func(d *doctor, a *agent) []Finding {
+	var out []Finding
+	for _, f := range a.files {
+		fd := Finding{Check: a.p.Name + ".hooks-file", Agent: a.p.Name, Path: f.show}
+		switch {
+		case f.readErr != nil:
+			fd.Severity = Error
+			fd.Message = fmt.Sprintf("%s cannot be read (%v), so %s loads no hooks from it", f.show, f.readErr, a.p.Title)
+			fd.Fix = "make " + f.show + " a readable file"
+		case f.parseErr != nil:
+			fd.Severity = Error
+			fd.Message, fd.Fix = fileErrorText(f.parseErr)
+		case f.dropped != nil:
+			fd.Severity = Error
+			fd.Message, fd.Fix = fileErrorText(f.dropped)
+		default:
+			how := "parses as JSON"
+			if a.p.Hooks.Strict {
+				how = "parses as strict JSON"
+			}
+			fd.Message = fmt.Sprintf("%s %s (%s)", f.show, how, plural(len(f.handlers), "hook handler"))
+		}
+		out = append(out, fd)
+		for _, s := range f.shape {
+			out = append(out, Finding{Check: a.p.Name + ".hooks-file", Agent: a.p.Name, Path: f.show, Severity: Warn,
+				Message: fmt.Sprintf("%s:%d: %s %s; %s ignores it", f.show, s.line, s.at, s.what, a.p.Title),
+				Fix:     "correct " + s.at + " in " + f.show + " by hand (see the " + a.p.Title + " hooks documentation)"})
+		}
+	}
+	return out
+}}
+
+// agentCheck applies the agent's own validation of a whole file (Codex
+// drops a hooks.json with an unknown top-level key, for example).
+func agentCheck(a *agent, f *hookFile) *generate.FileError {
+	if f.doc == nil {
+		return nil
+	}
+	for _, s := range a.specs {
+		if s.schema.Check == nil {
+			continue
+		}
+		if ferr := s.schema.Check(f.doc); ferr != nil {
+			c := *ferr
+			c.Path = f.show
+			c.Fix = strings.ReplaceAll(c.Fix, s.rel, f.show)
+			return &c
+		}
+	}
+	return nil
+}
+
+// fileErrorText splits a FileError into the message and the fix.
+func fileErrorText(e *generate.FileError) (msg, fix string) {
+	c := *e
+	c.Fix = ""
+	return c.Error(), strings.TrimSuffix(e.Fix, ", then run nowhook setup again")
+}
+
+// ourHookCheck: our hook entry is present and shaped the way the agent
+// needs it to run the reminder after compaction.
+var ourHookCheck = check{"hook", func(d *doctor, a *agent) []Finding {
+	var out []Finding
+	budget := d.budget()
+	for _, s := range a.specs {
+		name := a.p.Name + ".hook"
+		if len(s.ours) == 0 {
+			if a.mode == s.mode && a.mode != "" {
+				out = append(out, Finding{Check: name, Agent: a.p.Name, Severity: Error, Path: s.rel,
+					Message: fmt.Sprintf("%s is installed, but no %s hook in %s runs it, so %s never runs the reminder", s.script, s.schema.Event, s.rel, a.p.Title),
+					Fix:     d.setupFix(a.p.Name + "=" + string(s.mode))})
+			}
+			continue
+		}
+		want := s.hook(budget)
+		for _, h := range s.ours {
+			out = append(out, d.hookShape(a, s, h, want, budget)...)
+		}
+	}
+	return out
+}}
+
+// hookShape checks one of our handlers as the agent reads it.
+func (d *doctor) hookShape(a *agent, s *ourSpec, h handler, want generate.Hook, budget time.Duration) []Finding {
+	name := a.p.Name + ".hook"
+	fix := d.setupFix(a.p.Name + "=" + string(s.mode))
+	if h.file.user {
+		fix = "correct the entry in " + h.file.show + " by hand, or delete it and run " + fix
+	}
+	var out []Finding
+	bad := func(sev Severity, format string, args ...any) {
+		out = append(out, Finding{Check: name, Agent: a.p.Name, Severity: sev, Path: h.file.show,
+			Message: h.where() + ": " + fmt.Sprintf(format, args...), Fix: fix})
+	}
+	grouped := a.p.Hooks.Layout == detect.LayoutGrouped
+	if h.file.dropped != nil {
+		_, fix = fileErrorText(h.file.dropped)
+		bad(Error, "%s drops this whole file (see %s.hooks-file), so this hook never runs", a.p.Title, a.p.Name)
+		return out
+	}
+	if grouped && !h.wrapped {
+		bad(Error, `is a handler placed directly in %s, without the group wrapper {"matcher": ..., "hooks": [...]}; %s rejects it, so the reminder never runs`, s.schema.Event, a.p.Title)
+		return out
+	}
+	var how []string
+	if grouped {
+		switch {
+		case h.badMatch:
+			bad(Error, "the group's matcher is not a string; %s rejects the group", a.p.Title)
+		default:
+			m := matchMatcher(h.matcher, "compact")
+			if !m.matches {
+				bad(Error, "%s, so %s never runs this hook after compaction", m.why, a.p.Title)
+			} else if h.matcher == nil {
+				how = append(how, "no matcher (every source; the wrapper prints only after compaction)")
+			} else if m.all {
+				how = append(how, fmt.Sprintf("matcher %q (every source; the wrapper prints only after compaction)", *h.matcher))
+			} else {
+				how = append(how, fmt.Sprintf("matcher %q", *h.matcher))
+			}
+		}
+	}
+	switch t := h.obj["type"].(type) {
+	case nil:
+		if grouped {
+			bad(Error, `has no "type"; %s needs "type": "command"`, a.p.Title)
+		}
+	case string:
+		if t != "command" {
+			bad(Error, `has "type": %q; %s runs only "command" handlers here`, t, a.p.Title)
+		}
+	default:
+		bad(Error, `"type" is not a string; %s rejects the handler`, a.p.Title)
+	}
+	if _, ok := h.obj["command"].(string); !ok {
+		bad(Error, `"command" is not a string; %s needs one command string`, a.p.Title)
+	}
+	if raw, ok := h.obj["timeout"]; !ok {
+		if grouped {
+			bad(Info, "has no timeout, so %s would wait up to 600 s; the wrapper stops on its own after %s", a.p.Title, budget)
+		}
+	} else if n, isNum := raw.(json.Number); !isNum {
+		bad(Error, `"timeout" is %s, not a number of seconds; %s rejects the handler`, jsonText(raw), a.p.Title)
+	} else if secs, err := strconv.ParseFloat(n.String(), 64); err != nil || secs <= 0 {
+		bad(Error, `"timeout": %s is not a positive number of seconds; %s rejects the handler`, n, a.p.Title)
+	} else {
+		if time.Duration(secs*float64(time.Second)) < budget {
+			bad(Warn, `"timeout": %s cancels the hook before the %s the wrapper gives kbs; a slow kbs means no reminder`, n, budget)
+		}
+		how = append(how, "timeout "+n.String()+"s")
+	}
+	if async, ok := h.obj["async"]; ok {
+		switch async {
+		case true:
+			bad(Error, `has "async": true; %s adds nothing from an async hook to the context`, a.p.Title)
+		case false:
+		default:
+			bad(Error, `"async" is %s, not true or false; %s rejects the handler`, jsonText(async), a.p.Title)
+		}
+	}
+	if wantCmd := entryCommand(want); wantCmd != "" && h.command != wantCmd && len(out) == 0 {
+		bad(Warn, "runs %s with the older command %q; setup replaces it in place with %q", s.script, h.command, wantCmd)
+	}
+	if len(out) > 0 {
+		return out
+	}
+	what := s.schema.Event + " hook"
+	if len(how) > 0 {
+		what += ", " + strings.Join(how, ", ")
+	}
+	return []Finding{{Check: name, Agent: a.p.Name, Path: h.file.show,
+		Message: fmt.Sprintf("%s: %s, runs %s", h.where(), what, s.script)}}
+}
+
+// entryCommand is the command of the entry setup writes.
+func entryCommand(h generate.Hook) string {
+	for _, m := range h.Entry {
+		switch m.Key {
+		case "command":
+			s, _ := m.Value.(string)
+			return s
+		case "hooks":
+			if hs, ok := m.Value.([]generate.Ordered); ok && len(hs) > 0 {
+				return entryCommand(generate.Hook{Entry: hs[0]})
+			}
+		}
+	}
+	return ""
+}
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// scriptCheck: the script our entry runs exists, is executable, and is
+// nowhook's current template, unchanged.
+var scriptCheck = check{"script", func(d *doctor, a *agent) []Finding {
+	var out []Finding
+	for _, s := range a.specs {
+		path := filepath.Join(d.root, s.script)
+		if len(s.ours) == 0 && !exists(path) {
+			continue
+		}
+		out = append(out, d.scriptFinding(a, s, path))
+	}
+	return out
+}}
+
+func (d *doctor) scriptFinding(a *agent, s *ourSpec, path string) Finding {
+	f := Finding{Check: a.p.Name + ".script", Agent: a.p.Name, Path: s.script, Severity: Error}
+	setup := d.setupFix(a.p.Name + "=" + string(s.mode))
+	info, err := os.Stat(path)
+	switch {
+	case err != nil && os.IsNotExist(err):
+		f.Message = fmt.Sprintf("%s is missing: the hook fails (exit 127) and %s gets no reminder", s.script, a.p.Title)
+		f.Fix = setup
+		return f
+	case err != nil:
+		f.Message = fmt.Sprintf("%s cannot be read: %v", s.script, err)
+		return f
+	case !info.Mode().IsRegular():
+		f.Message = fmt.Sprintf("%s is not a regular file: the hook cannot run it", s.script)
+		f.Fix = "move " + s.script + " away, then run " + setup
+		return f
+	case info.Mode()&0o111 == 0:
+		f.Message = fmt.Sprintf("%s is not executable (mode %04o): the hook fails with Permission denied (exit 126) and %s gets no reminder", s.script, info.Mode().Perm(), a.p.Title)
+		f.Fix = "chmod +x " + shellQuote(d.showFix(path))
+		return f
+	}
+	b, err := readBounded(path)
+	if err != nil {
+		f.Message = fmt.Sprintf("%s cannot be read: %v", s.script, err)
+		return f
+	}
+	state, version := generate.InspectScript(b)
+	f.Severity = Warn
+	switch {
+	case state == generate.ScriptOurs && version == templateVersion:
+		f.Severity = OK
+		f.Message = fmt.Sprintf("%s is executable, nowhook's current template (v%d), unchanged", s.script, version)
+		if b, ok := scriptBudget(path); ok {
+			f.Message += fmt.Sprintf(", gives kbs %s", b)
+		}
+	case state == generate.ScriptOurs && version < templateVersion:
+		f.Message = fmt.Sprintf("%s is template v%d, older than this nowhook's v%d", s.script, version, templateVersion)
+		f.Fix = setup
+	case state == generate.ScriptOurs:
+		f.Message = fmt.Sprintf("%s is template v%d, newer than this nowhook's v%d", s.script, version, templateVersion)
+		f.Fix = "upgrade nowhook (./install.sh in a current nowhook checkout)"
+	case state == generate.ScriptModified:
+		f.Message = fmt.Sprintf("%s was changed by hand since nowhook wrote it (template v%d): doctor cannot vouch for it, and setup leaves it alone", s.script, version)
+		f.Fix = d.setupFix(a.p.Name+"="+string(s.mode), "--force")
+	case state == generate.ScriptKanbus:
+		f.Message = fmt.Sprintf("%s is Kanbus's hand-copied example wrapper (bash and python3, no limit on kbs without coreutils timeout); setup upgrades it", s.script)
+		f.Fix = setup
+	default:
+		f.Message = fmt.Sprintf("%s has no nowhook signature line, so it is yours: doctor cannot tell whether it is current", s.script)
+		f.Fix = d.setupFix(a.p.Name+"="+string(s.mode), "--force")
+	}
+	return f
+}
+
+// showFix returns a path for a fix command: relative inside the root
+// when doctor runs there, else absolute.
+func (d *doctor) showFix(abs string) string {
+	if d.dirFlag == "" {
+		return d.show(abs)
+	}
+	return abs
+}
+
+// wrongEventCheck: no hook runs `kbs now` from an event that cannot put
+// the reminder back after compaction (the platform's WrongEvents).
+var wrongEventCheck = check{"inject-event", func(d *doctor, a *agent) []Finding {
+	var out []Finding
+	for _, f := range a.files {
+		for _, h := range f.handlers {
+			reason, wrong := a.p.Hooks.WrongEvents[h.event]
+			if !wrong || !d.handlerRunsReminder(h) {
+				continue
+			}
+			fix := "delete the " + h.event + " entry at " + h.where()
+			if a.p.Refused[detect.Reinject] != "" {
+				fix += "; " + d.setupFix(a.p.Name) + " teaches `kbs now` in AGENTS.md instead"
+			} else {
+				fix += "; " + d.setupFix(a.p.Name) + " installs the SessionStart compact hook"
+			}
+			out = append(out, Finding{Check: a.p.Name + ".inject-event", Agent: a.p.Name, Severity: Error, Path: f.show,
+				Message: fmt.Sprintf("%s: a %s hook runs kbs now: %s", h.where(), h.event, reason), Fix: fix})
+		}
+	}
+	return out
+}}
+
+// reminderScriptRE finds a script that runs the reminder: `... now --json`
+// or `nowhook reminder` on a line that is not a comment.
+var reminderScriptRE = regexp.MustCompile(`(?m)^[^#\n]*(\bnow\s+--json|nowhook\s+reminder)`)
+
+func (d *doctor) handlerRunsReminder(h handler) bool {
+	if runsReminder(h.command) {
+		return true
+	}
+	if p, ok := scriptOf(d.root, h.command); ok {
+		if b, err := readBounded(p); err == nil && reminderScriptRE.Match(b) {
+			return true
+		}
+	}
+	return false
+}
+
+// claudeDisabledCheck: disableAllHooks turns every hook off.
+var claudeDisabledCheck = check{"disabled", func(d *doctor, a *agent) []Finding {
+	var out []Finding
+	for _, f := range a.files {
+		if v, ok := f.doc["disableAllHooks"]; ok && v == true {
+			out = append(out, Finding{Check: a.p.Name + ".disabled", Agent: a.p.Name, Severity: Error, Path: f.show,
+				Message: fmt.Sprintf("%s sets \"disableAllHooks\": true, so %s runs no hooks at all, the compact hook included", f.show, a.p.Title),
+				Fix:     `delete "disableAllHooks": true from ` + f.show})
+		}
+	}
+	return out
+}}
+
+// claudeTwiceCheck: Claude Code runs a byte-identical command from several
+// files once, but every different spelling of the same reminder once more.
+var claudeTwiceCheck = check{"twice", func(d *doctor, a *agent) []Finding {
+	byCommand := map[string][]handler{}
+	var commands []string
+	for _, f := range a.files {
+		for _, h := range f.handlers {
+			if h.event != "SessionStart" || !h.wrapped || !matchMatcher(h.matcher, "compact").matches || !d.handlerRunsReminder(h) {
+				continue
+			}
+			if _, seen := byCommand[h.command]; !seen {
+				commands = append(commands, h.command)
+			}
+			byCommand[h.command] = append(byCommand[h.command], h)
+		}
+	}
+	if len(commands) < 2 {
+		return nil
+	}
+	var where []string
+	allOursInProject := true
+	ours := generate.RunsScript(generate.ClaudeScript)
+	for _, c := range commands {
+		h := byCommand[c][0]
+		where = append(where, fmt.Sprintf("%q at %s", c, h.where()))
+		if h.file.user || h.file.show != generate.ClaudeSettings.Path || !ours(c) {
+			allOursInProject = false
+		}
+	}
+	sort.Strings(where[1:])
+	fix := d.setupFix(a.p.Name)
+	if !allOursInProject {
+		fix = "keep one of them and delete the others by hand"
+	}
+	return []Finding{{Check: a.p.Name + ".twice", Agent: a.p.Name, Severity: Warn, Path: byCommand[commands[0]][0].file.show,
+		Message: fmt.Sprintf("the reminder runs %d times after each compaction: %d different commands run it (%s); %s runs a byte-identical command once, each other spelling again",
+			len(commands), len(commands), strings.Join(where, "; "), a.p.Title),
+		Fix: fix}}
+}}
+
+// blockRE finds what makes a PreCompact hook block compaction.
+var blockRE = regexp.MustCompile(`(?m)^[^#\n]*(\bexit\s+2\b|"decision"\s*:\s*"block"|decision[^\n]{0,40}\bblock\b)`)
+
+// claudeBlockingCheck: a PreCompact hook that exits 2 or prints
+// {"decision": "block"} stops compaction, which can deadlock a session at
+// the context limit.
+var claudeBlockingCheck = check{"precompact-block", func(d *doctor, a *agent) []Finding {
+	var out []Finding
+	for _, f := range a.files {
+		for _, h := range f.handlers {
+			if h.event != "PreCompact" {
+				continue
+			}
+			found := blockRE.MatchString(h.command)
+			where := "its command"
+			if !found {
+				if p, ok := scriptOf(d.root, h.command); ok {
+					if b, err := readBounded(p); err == nil && blockRE.Match(b) {
+						found, where = true, d.show(p)
+					}
+				}
+			}
+			if !found {
+				continue
+			}
+			out = append(out, Finding{Check: a.p.Name + ".precompact-block", Agent: a.p.Name, Severity: Warn, Path: f.show,
+				Message: fmt.Sprintf("%s: this PreCompact hook can block compaction (%s has `exit 2` or a \"block\" decision); at the context limit that can deadlock the session", h.where(), where),
+				Fix:     `make the PreCompact hook exit 0 without {"decision": "block"}`})
+		}
+	}
+	return out
+}}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}

@@ -1,0 +1,128 @@
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// future is a result computed in the background.
+type future[T any] struct {
+	done chan struct{}
+	v    T
+}
+
+func start[T any](f func() T) *future[T] {
+	fu := &future[T]{done: make(chan struct{})}
+	go func() {
+		defer close(fu.done)
+		fu.v = f()
+	}()
+	return fu
+}
+
+func (f *future[T]) wait() T {
+	<-f.done
+	return f.v
+}
+
+// proc is one bounded run of a program.
+type proc struct {
+	argv  []string
+	dir   string
+	env   []string
+	stdin []byte
+	limit time.Duration
+}
+
+// procResult is what a run did.
+type procResult struct {
+	startErr error
+	exit     int  // -1 when killed by a signal
+	killed   bool // stopped by doctor at the limit
+	elapsed  time.Duration
+	stdout   []byte
+	stderr   []byte
+	// leftover is set when the program's process group still had
+	// processes after it exited (they were killed).
+	leftover bool
+}
+
+// maxOutput bounds what doctor keeps of a program's output.
+const maxOutput = 4 << 20
+
+// runProc runs p in its own process group. At the limit (or when ctx
+// ends) the whole group is killed; doctor never waits longer than the
+// limit plus a moment, even if a grandchild keeps the output pipe open.
+func runProc(ctx context.Context, p proc) procResult {
+	var r procResult
+	cmd := exec.Command(p.argv[0], p.argv[1:]...)
+	cmd.Dir = p.dir
+	cmd.Env = p.env
+	cmd.Stdin = bytes.NewReader(p.stdin)
+	stdout := &capped{max: maxOutput}
+	stderr := &capped{max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 300 * time.Millisecond
+	began := time.Now()
+	if err := cmd.Start(); err != nil {
+		r.startErr = err
+		return r
+	}
+	pgid := cmd.Process.Pid
+	timer := time.NewTimer(p.limit)
+	defer timer.Stop()
+	done := make(chan struct{})
+	var killedMu sync.Mutex
+	go func() {
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		killedMu.Lock()
+		r.killed = true
+		killedMu.Unlock()
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}()
+	_ = cmd.Wait()
+	r.elapsed = time.Since(began)
+	close(done)
+	killedMu.Lock()
+	killed := r.killed
+	killedMu.Unlock()
+	if !killed && syscall.Kill(-pgid, 0) == nil {
+		r.leftover = true
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	r.exit = cmd.ProcessState.ExitCode()
+	r.stdout, r.stderr = stdout.bytes(), stderr.bytes()
+	return r
+}
+
+// capped keeps the first max bytes written to it and drops the rest.
+type capped struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	max int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.max - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (c *capped) bytes() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]byte(nil), c.buf.Bytes()...)
+}
