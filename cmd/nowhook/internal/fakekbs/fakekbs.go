@@ -16,6 +16,7 @@
 //	  orphan       print the payload, start a child that keeps stdout open
 //	               (sleeping FAKE_KBS_SLEEP), exit 0
 //	  hang-orphan  start such a child, then hang
+//	  linger       print the payload, close stdout, then hang
 //	  big          print a valid 20 MB JSON array
 //	FAKE_KBS_DELAY        sleep this long before anything else
 //	FAKE_KBS_LOG          append one line per call: "dir=CWD args=ARGS"
@@ -85,6 +86,13 @@ func Main() int {
 			fmt.Fprintln(os.Stderr, "fake kbs:", err)
 			return 1
 		}
+		sleep()
+		return 0
+	case "linger":
+		if code := printFile(payload); code != 0 {
+			return code
+		}
+		os.Stdout.Close()
 		sleep()
 		return 0
 	case "big":

@@ -40,7 +40,7 @@ func query(prog, dir string, raw bool, deadline time.Time, log logger) ([]item, 
 // returns its stdout. When prog exits, the rest of its group is killed, so
 // a child it left behind cannot hold the pipe open; at the deadline the
 // whole group is killed and call returns at once, without waiting for the
-// pipe to close.
+// pipe to close (what prog printed counts if it had closed stdout).
 func call(prog string, args []string, dir string, deadline time.Time, log logger) (out []byte, err error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -108,6 +108,11 @@ func call(prog string, args []string, dir string, deadline time.Time, log logger
 			eof = true
 		case <-timer.C:
 			killGroup(proc)
+			if eof {
+				// It printed everything and closed stdout, then lingered.
+				log.printf("%s closed its stdout but had not exited at the deadline: using its output", prog)
+				return out, nil
+			}
 			return nil, errTimeout
 		}
 	}
