@@ -93,6 +93,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "nowhook doctor: writing the report: %v\n", err)
 		return exitFailed
 	}
+	return exitStatus(findings)
+}
+
+// exitStatus is 1 when a finding is an error, else 0.
+func exitStatus(findings []Finding) int {
 	if Worst(findings) == Error {
 		return exitFailed
 	}

@@ -43,14 +43,30 @@ var hookFilesCheck = check{"hooks-file", func(d *doctor, a *agent) []Finding {
 			fd.Message = fmt.Sprintf("%s %s (%s)", f.show, how, plural(len(f.handlers), "hook handler"))
 		}
 		out = append(out, fd)
+		// An agent that validates whole files (Codex) drops the file for
+		// one entry of the wrong shape; Claude Code drops only the entry.
+		sev, consequence := Warn, a.p.Title+" ignores it"
+		if a.dropsWholeFile() {
+			sev, consequence = Error, a.p.Title+" drops this whole file, so none of its hooks run"
+		}
 		for _, s := range f.shape {
-			out = append(out, Finding{Check: a.p.Name + ".hooks-file", Agent: a.p.Name, Path: f.show, Severity: Warn,
-				Message: fmt.Sprintf("%s:%d: %s %s; %s ignores it", f.show, s.line, s.at, s.what, a.p.Title),
+			out = append(out, Finding{Check: a.p.Name + ".hooks-file", Agent: a.p.Name, Path: f.show, Severity: sev,
+				Message: fmt.Sprintf("%s:%d: %s %s; %s", f.show, s.line, s.at, s.what, consequence),
 				Fix:     "correct " + s.at + " in " + f.show + " by hand (see the " + a.p.Title + " hooks documentation)"})
 		}
 	}
 	return out
 }}
+
+// dropsWholeFile reports whether the agent validates whole hook files.
+func (a *agent) dropsWholeFile() bool {
+	for _, s := range a.specs {
+		if s.schema.Check != nil {
+			return true
+		}
+	}
+	return false
+}
 
 // agentCheck applies the agent's own validation of a whole file (Codex
 // drops a hooks.json with an unknown top-level key, for example).
@@ -115,8 +131,11 @@ func (d *doctor) hookShape(a *agent, s *ourSpec, h handler, want generate.Hook, 
 			Message: h.where() + ": " + fmt.Sprintf(format, args...), Fix: fix})
 	}
 	grouped := a.p.Hooks.Layout == detect.LayoutGrouped
-	if h.file.dropped != nil {
-		_, fix = fileErrorText(h.file.dropped)
+	if h.file.dropped != nil || (a.dropsWholeFile() && len(h.file.shape) > 0) {
+		fix = "correct " + h.file.show + " (see " + a.p.Name + ".hooks-file)"
+		if h.file.dropped != nil {
+			_, fix = fileErrorText(h.file.dropped)
+		}
 		bad(Error, "%s drops this whole file (see %s.hooks-file), so this hook never runs", a.p.Title, a.p.Name)
 		return out
 	}

@@ -1,0 +1,583 @@
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nowhook/nowhook/detect"
+	"github.com/nowhook/nowhook/generate"
+	"github.com/nowhook/nowhook/templates"
+)
+
+// repo is a scratch repository with its own HOME and PATH.
+type repo struct {
+	t    *testing.T
+	root string
+	home string
+	bin  string // first on PATH
+	env  []string
+}
+
+func newRepo(t *testing.T) *repo {
+	t.Helper()
+	root := realTemp(t)
+	home := realTemp(t)
+	bin := realTemp(t)
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := &repo{t: t, root: root, home: home, bin: bin}
+	r.env = []string{
+		"HOME=" + home,
+		"PATH=" + bin + ":/usr/bin:/bin",
+		"CODEX_HOME=" + filepath.Join(home, ".codex"),
+		"LANG=C.UTF-8",
+	}
+	return r
+}
+
+func realTemp(t *testing.T) string {
+	t.Helper()
+	d, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func (r *repo) write(rel, content string, mode os.FileMode) string {
+	r.t.Helper()
+	p := rel
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(r.root, rel)
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), mode); err != nil {
+		r.t.Fatal(err)
+	}
+	return p
+}
+
+// kbs puts a fake kbs on PATH that runs body (sh).
+func (r *repo) kbs(body string) {
+	r.write(filepath.Join(r.bin, "kbs"), "#!/bin/sh\n"+body+"\n", 0o755)
+}
+
+// install writes what setup writes for claude or codex (re-inject).
+func (r *repo) install(agent string, budget time.Duration) {
+	r.t.Helper()
+	var schema generate.HookFile
+	var hook generate.Hook
+	var script string
+	switch agent {
+	case "claude":
+		schema, hook, script = generate.ClaudeSettings, generate.ClaudeHook(budget), generate.ClaudeScript
+		md, err := generate.MergeBlock("CLAUDE.md", r.read("CLAUDE.md"), generate.Block{Name: compactBlock, Version: templates.Version, Body: templates.CompactInstructions, Heading: "Compact Instructions"})
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		r.write("CLAUDE.md", string(md), 0o644)
+	case "codex":
+		schema, hook, script = generate.CodexHooks, generate.CodexHook(budget), generate.CodexScript
+	default:
+		r.t.Fatalf("install %s", agent)
+	}
+	b, err := schema.MergeHook(r.read(schema.Path), hook)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.write(schema.Path, string(b), 0o644)
+	r.write(script, string(generate.Script(templates.RenderWrapper(budget), templates.Version)), 0o755)
+	md, err := generate.MergeBlock("AGENTS.md", r.read("AGENTS.md"), generate.Block{Name: onDemandBlock, Version: templates.Version, Body: templates.OnDemand})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.write("AGENTS.md", string(md), 0o644)
+}
+
+func (r *repo) read(rel string) []byte {
+	b, _ := os.ReadFile(filepath.Join(r.root, rel))
+	return b
+}
+
+func (r *repo) run(extraEnv ...string) []Finding {
+	r.t.Helper()
+	return Run(context.Background(), Options{Root: r.root, Env: append(append([]string(nil), r.env...), extraEnv...), LiveLimit: 3 * time.Second})
+}
+
+// find returns the findings of one check.
+func find(fs []Finding, check string) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if f.Check == check {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func dump(fs []Finding) string {
+	var b bytes.Buffer
+	WriteTable(&b, fs, "")
+	return b.String()
+}
+
+// expectOne asserts that check has exactly one finding of severity sev
+// whose message contains every part.
+func expectOne(t *testing.T, fs []Finding, check string, sev Severity, parts ...string) Finding {
+	t.Helper()
+	got := find(fs, check)
+	if len(got) != 1 {
+		t.Fatalf("want one %s finding, got %d:\n%s", check, len(got), dump(fs))
+	}
+	f := got[0]
+	if f.Severity != sev {
+		t.Errorf("%s: severity %s, want %s: %s", check, f.Severity, sev, f.Message)
+	}
+	for _, p := range parts {
+		if !strings.Contains(f.Message, p) {
+			t.Errorf("%s: message lacks %q: %s", check, p, f.Message)
+		}
+	}
+	return f
+}
+
+// TestEveryPlatformHasChecks: a new row in the platform table needs its
+// doctor checks and a hook format doctor can read.
+func TestEveryPlatformHasChecks(t *testing.T) {
+	for _, p := range detect.Platforms {
+		if len(agentChecks[p.Name]) == 0 {
+			t.Errorf("platform %s has no doctor checks", p.Name)
+		}
+		switch p.Hooks.Layout {
+		case detect.LayoutGrouped, detect.LayoutFlat, detect.LayoutNamed:
+		default:
+			t.Errorf("platform %s: unknown hook layout %q", p.Name, p.Hooks.Layout)
+		}
+		if len(p.Hooks.Files) == 0 {
+			t.Errorf("platform %s lists no hook files", p.Name)
+		}
+	}
+	for name := range agentChecks {
+		if _, ok := detect.Lookup(name); !ok {
+			t.Errorf("doctor has checks for %s, which is not in the platform table", name)
+		}
+	}
+}
+
+// TestMatcher follows PLATFORMS.md: plain words match exactly and
+// case-sensitively, a|b names, * and empty match all, regexes search, an
+// invalid regex never matches.
+func TestMatcher(t *testing.T) {
+	s := func(v string) *string { return &v }
+	cases := []struct {
+		matcher *string
+		match   bool
+		all     bool
+	}{
+		{nil, true, true},
+		{s(""), true, true},
+		{s("*"), true, true},
+		{s("compact"), true, false},
+		{s("Compact"), false, false},
+		{s("comp"), false, false},
+		{s("compact "), false, false},
+		{s("startup|compact"), true, true},
+		{s("startup|resume"), false, false},
+		{s("comp.*"), true, false},
+		{s("^compact$"), true, false},
+		{s("act"), false, false}, // a plain word, not a search
+		{s("a.t"), true, false},  // a regex searches
+		{s(".*"), true, true},
+		{s("(compact"), false, false},
+		{s("[c"), false, false},
+	}
+	for _, c := range cases {
+		got := matchMatcher(c.matcher, "compact")
+		name := "<nil>"
+		if c.matcher != nil {
+			name = strconv.Quote(*c.matcher)
+		}
+		if got.matches != c.match || (got.matches && got.all != c.all) {
+			t.Errorf("matcher %s: matches=%v all=%v, want %v %v (%s)", name, got.matches, got.all, c.match, c.all, got.why)
+		}
+		if got.why == "" {
+			t.Errorf("matcher %s: no explanation", name)
+		}
+	}
+}
+
+func TestRunsReminder(t *testing.T) {
+	yes := []string{
+		generate.ClaudeCommand,
+		generate.CodexCommand,
+		".claude/hooks/kanbus-compaction-right-now.sh",
+		"kbs now --json --list",
+		"cd x && kanbus now",
+		"nowhook reminder --timeout 5s",
+		`"$KBS_BIN"; kbs now`,
+	}
+	no := []string{"echo hello", "kbsnow", "npx kbs-now-helper", "git status", "echo 'now'"}
+	for _, c := range yes {
+		if !runsReminder(c) {
+			t.Errorf("runsReminder(%q) = false", c)
+		}
+	}
+	for _, c := range no {
+		if runsReminder(c) {
+			t.Errorf("runsReminder(%q) = true", c)
+		}
+	}
+}
+
+func TestTilde(t *testing.T) {
+	cases := map[string]string{
+		"/home/u/.claude/settings.json":    "~/.claude/settings.json",
+		"in /home/u: x":                    "in ~: x",
+		"/home/user/x":                     "/home/user/x",
+		"/home/u":                          "~",
+		"(/home/u/.codex/config.toml)":     "(~/.codex/config.toml)",
+		`"/home/u/a" and "/home/u/b"`:      `"~/a" and "~/b"`,
+		"/x/home/u/y":                      "/x/home/u/y",
+		"[projects.\"/home/u/repo\"] here": "[projects.\"~/repo\"] here",
+	}
+	for in, want := range cases {
+		if got := tilde(in, "/home/u"); got != want {
+			t.Errorf("tilde(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := tilde("/a/b", ""); got != "/a/b" {
+		t.Errorf("empty home changed %q", got)
+	}
+}
+
+func TestSeverityJSON(t *testing.T) {
+	for _, s := range []Severity{OK, Info, Warn, Error} {
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Severity
+		if err := json.Unmarshal(b, &back); err != nil || back != s {
+			t.Errorf("%s: %s -> %v (%v)", s, b, back, err)
+		}
+	}
+	if Worst(nil) != OK || Worst([]Finding{{Severity: Warn}, {Severity: Info}}) != Warn {
+		t.Error("Worst")
+	}
+}
+
+// TestMainUsage: flags and exit statuses.
+func TestMainUsage(t *testing.T) {
+	var out, errb bytes.Buffer
+	if got := Main([]string{"--help"}, nil, &out, &errb); got != exitOK || !strings.Contains(out.String(), "--json") {
+		t.Errorf("--help: exit %d, out %q", got, out.String())
+	}
+	for _, args := range [][]string{{"--bogus"}, {"extra"}, {"--dir", filepath.Join(t.TempDir(), "missing")}, {"--dir"}} {
+		out.Reset()
+		errb.Reset()
+		if got := Main(args, nil, &out, &errb); got != exitUsage {
+			t.Errorf("%q: exit %d, want 2", args, got)
+		}
+		if out.Len() != 0 || !strings.HasPrefix(errb.String(), "nowhook doctor: ") {
+			t.Errorf("%q: stdout %q stderr %q", args, out.String(), errb.String())
+		}
+	}
+}
+
+// TestCleanClaude: a fresh install with a working kbs is all ok, and the
+// live runs report each scenario.
+func TestCleanClaude(t *testing.T) {
+	r := newRepo(t)
+	r.write(".kanbus.yml", "project_key: kbs\n", 0o644)
+	r.kbs(`echo '[{"id": "kbs-1", "title": "T", "status": "in_progress", "priority": 1}]'`)
+	r.install("claude", time.Second)
+	fs := r.run()
+	for _, f := range fs {
+		if f.Severity > Info && f.Check != "runtime" {
+			t.Errorf("unexpected %s %s: %s", f.Severity, f.Check, f.Message)
+		}
+	}
+	expectOne(t, fs, "claude.hook", OK, `matcher "compact"`, "timeout 6s")
+	expectOne(t, fs, "claude.script", OK, "current template (v1)")
+	expectOne(t, fs, "kanbus.query", OK, "1 item")
+	live := expectOne(t, fs, "live.claude", find(fs, "live.claude")[0].Severity, "failing kbs", "hanging kbs")
+	if !strings.Contains(live.Message, "your kbs") {
+		t.Errorf("live: %s", live.Message)
+	}
+	for _, f := range fs {
+		if f.Check == "codex.trust" || strings.HasPrefix(f.Check, "cursor") {
+			t.Errorf("reported an agent that is neither set up nor detected: %s", f.Check)
+		}
+	}
+}
+
+// TestKanbusFailures: each way kbs fails has its own message.
+func TestKanbusFailures(t *testing.T) {
+	cases := []struct {
+		name, body string
+		sev        Severity
+		want       string
+	}{
+		{"noai", `for a; do [ "$a" = --raw ] && { echo '[]'; exit 0; }; done; echo 'Error: Right-now summary generation requires ai.provider litellm in .kanbus.yml' >&2; exit 1`, Warn, "falls back to --raw"},
+		{"garbage", `echo 'Traceback: oops'`, Error, "not a JSON array"},
+		{"object", `echo '{"items": []}'`, Error, "not a JSON array"},
+		{"timeout", `exec sleep 30`, Error, "did not answer within"},
+		{"fails", `echo 'kbs: kanbus-version mismatch' >&2; exit 1`, Error, "exits 1 (kbs: kanbus-version mismatch)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRepo(t)
+			r.write(".kanbus.yml", "project_key: kbs\n", 0o644)
+			r.write(".claude/settings.json", "{}\n", 0o644)
+			r.kbs(c.body)
+			d := newDoctor(Options{Root: r.root, Env: r.env})
+			d.scan()
+			d.slow.query = start(func() kbsQuery {
+				return d.runQuery(context.Background(), filepath.Join(r.bin, "kbs"), r.root, 2*time.Second)
+			})
+			fs := kanbusQueryCheck.run(d, nil)
+			expectOne(t, fs, "kanbus.query", c.sev, c.want)
+		})
+	}
+	t.Run("not installed", func(t *testing.T) {
+		r := newRepo(t)
+		r.write(".kanbus.yml", "project_key: kbs\n", 0o644)
+		r.install("claude", time.Second)
+		fs := r.run()
+		expectOne(t, fs, "kanbus.cli", Error, "neither kbs nor kanbus is on PATH")
+		if len(find(fs, "kanbus.query")) != 0 {
+			t.Error("queried a kbs that is not installed")
+		}
+	})
+	t.Run("no config", func(t *testing.T) {
+		r := newRepo(t)
+		r.kbs("echo '[]'")
+		r.install("claude", time.Second)
+		fs := r.run()
+		expectOne(t, fs, "kanbus.config", Error, "no .kanbus.yml")
+		live := expectOne(t, fs, "live.claude", OK, "kbs not called: no .kanbus.yml")
+		_ = live
+	})
+}
+
+// TestLiveHangingWrapper: a wrapper that hangs is stopped at the limit,
+// with its processes, and doctor returns.
+func TestLiveHangingWrapper(t *testing.T) {
+	r := newRepo(t)
+	r.install("claude", time.Second)
+	pidFile := filepath.Join(realTemp(t), "pids")
+	r.write(generate.ClaudeScript, "#!/bin/sh\necho $$ >>"+pidFile+"\nexec sleep 30\n", 0o755)
+	began := time.Now()
+	fs := Run(context.Background(), Options{Root: r.root, Env: r.env, LiveLimit: 500 * time.Millisecond})
+	if took := time.Since(began); took > 20*time.Second {
+		t.Fatalf("doctor took %s with a hanging wrapper", took)
+	}
+	expectOne(t, fs, "live.claude", Error, "stopped by doctor")
+	expectOne(t, fs, "claude.script", Warn, "no nowhook signature")
+	for _, pid := range readPids(pidFile) {
+		if running(pid) {
+			t.Errorf("the hanging wrapper (pid %d) is still running", pid)
+		}
+	}
+	if n := len(readPids(pidFile)); n != 3 {
+		t.Errorf("the wrapper ran %d times, want 3", n)
+	}
+}
+
+// TestLiveStrayKbs: a wrapper that leaves kbs running is an error, and
+// doctor kills what it left.
+func TestLiveStrayKbs(t *testing.T) {
+	r := newRepo(t)
+	r.write(".kanbus.yml", "project_key: kbs\n", 0o644)
+	r.kbs("echo '[]'")
+	r.install("claude", time.Second)
+	if _, err := os.Stat("/usr/bin/setsid"); err != nil {
+		t.Skip("needs /usr/bin/setsid to start kbs outside the wrapper's process group")
+	}
+	// kbs in a session of its own: killing the wrapper's group misses it.
+	r.write(generate.ClaudeScript, "#!/bin/sh\n/usr/bin/setsid \"${KBS:-kbs}\" now --json --list >/dev/null 2>&1 &\nsleep 0.3\nexit 0\n", 0o755)
+	fs := r.run()
+	live := expectOne(t, fs, "live.claude", Error, "left kbs running")
+	if !strings.Contains(live.Message, "hanging kbs") {
+		t.Errorf("live: %s", live.Message)
+	}
+}
+
+// TestCodexTrustRecorded checks the computed trust against the hash the
+// real codex 0.171.0 reported for the same hooks.json (testdata/codex-trust).
+func TestCodexTrustRecorded(t *testing.T) {
+	hooks, err := os.ReadFile("../../../../testdata/codex-trust/ours.hooks.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Hooks []struct{ Key, Command, CurrentHash string } `json:"hooks"`
+	}
+	b, err := os.ReadFile("../../../../testdata/codex-trust/ours.recorded.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	var key, hash string
+	for _, h := range rec.Hooks {
+		if strings.Contains(h.Command, "kanbus-compaction-right-now") {
+			key, hash = h.Key, h.CurrentHash
+		}
+	}
+	if hash == "" {
+		t.Fatal("the recording has no hook of ours")
+	}
+	cases := []struct {
+		name, config string
+		sev          Severity
+		want         string
+		n            int
+	}{
+		{"no config", "", Warn, "has no [projects.", 2},
+		{"project only", "[projects.\"$REPO\"]\ntrust_level = \"trusted\"\n", Warn, "is not trusted", 1},
+		{"trusted", "[projects.\"$REPO\"]\ntrust_level = \"trusted\"\n\n[hooks.state.\"" + key + "\"]\ntrusted_hash = \"" + hash + "\"\n", OK, "is trusted", 1},
+		{"modified", "[projects.\"$REPO\"]\ntrust_level = \"trusted\"\n\n[hooks.state.\"" + key + "\"]\ntrusted_hash = \"sha256:00\"\n", Warn, "changed since it was trusted", 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRepo(t)
+			r.write(".codex/hooks.json", string(hooks), 0o644)
+			r.write(generate.CodexScript, string(generate.Script(templates.RenderWrapper(time.Second), templates.Version)), 0o755)
+			if c.config != "" {
+				r.write(filepath.Join(r.home, ".codex", "config.toml"), strings.ReplaceAll(c.config, "$REPO", r.root), 0o600)
+			}
+			fs := r.run()
+			got := find(fs, "codex.trust")
+			if len(got) != c.n {
+				t.Fatalf("%d codex.trust findings, want %d:\n%s", len(got), c.n, dump(fs))
+			}
+			found := false
+			for _, f := range got {
+				found = found || strings.Contains(f.Message, c.want)
+				if f.Severity != c.sev || !strings.Contains(f.Message, "computed by nowhook") {
+					t.Errorf("got %s %s", f.Severity, f.Message)
+				}
+				if c.sev != OK && f.Fix != "nowhook setup --yes --agents codex --trust-codex" {
+					t.Errorf("fix %q", f.Fix)
+				}
+			}
+			if !found {
+				t.Errorf("no finding says %q:\n%s", c.want, dump(got))
+			}
+		})
+	}
+}
+
+// realCodex finds the real codex: CODEX_BIN, PATH, or the pinned client
+// under the user cache directory; it skips the test without one.
+func realCodex(t *testing.T) string {
+	t.Helper()
+	if bin := os.Getenv("CODEX_BIN"); bin != "" && isExecutable(bin) {
+		return bin
+	}
+	if bin, ok := lookPath(os.Environ(), "codex"); ok {
+		return bin
+	}
+	if dir, err := os.UserCacheDir(); err == nil {
+		bin := filepath.Join(dir, "nowhook", "agents", "codex", "node_modules", ".bin", "codex")
+		if isExecutable(bin) {
+			return bin
+		}
+	}
+	t.Skip("real codex not found (set CODEX_BIN, put codex on PATH, or run scripts/install-agents.sh): skipping")
+	return ""
+}
+
+// TestCodexTrustAppServer: with codex available, doctor asks codex
+// app-server, says so, and agrees with its own computation.
+func TestCodexTrustAppServer(t *testing.T) {
+	bin := realCodex(t)
+	r := newRepo(t)
+	r.install("codex", time.Second)
+	codexHome := filepath.Join(r.home, ".codex")
+	if err := os.MkdirAll(codexHome, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// The npm launcher needs node from the real PATH.
+	env := append(append([]string(nil), r.env...), "PATH="+r.bin+":"+os.Getenv("PATH"))
+	run := func(withCodex bool) []Finding {
+		e := append([]string(nil), env...)
+		if withCodex {
+			e = append(e, "CODEX_BIN="+bin)
+		} else {
+			e = append(e, "PATH="+r.bin+":/usr/bin:/bin")
+		}
+		return Run(context.Background(), Options{Root: r.root, Env: e, LiveLimit: 3 * time.Second})
+	}
+	verdict := func(fs []Finding, source string) (Severity, string) {
+		t.Helper()
+		got := find(fs, "codex.trust")
+		if len(got) == 0 {
+			t.Fatalf("no codex.trust finding:\n%s", dump(fs))
+		}
+		var msgs []string
+		for _, f := range got {
+			if !strings.Contains(f.Message, source) {
+				t.Errorf("codex.trust does not say %q: %s", source, f.Message)
+			}
+			msgs = append(msgs, f.Message)
+		}
+		return Worst(got), strings.Join(msgs, "\n")
+	}
+
+	// Untrusted project: both sources say Codex skips the hooks.
+	sev, msg := verdict(run(true), "reported by codex 0.171.0 app-server hooks/list")
+	if sev != Warn || !strings.Contains(msg, "does not load .codex/") {
+		t.Errorf("untrusted, from codex: %s %s", sev, msg)
+	}
+	if sev, msg := verdict(run(false), "computed by nowhook"); sev != Warn || !strings.Contains(msg, "does not load .codex/") {
+		t.Errorf("untrusted, computed: %s %s", sev, msg)
+	}
+
+	// Trusted project and hook, with the hash nowhook computes: codex agrees.
+	hooks := readHookFile(filepath.Join(r.root, ".codex", "hooks.json"), ".codex/hooks.json", false, mustPlatform(t, "codex"))
+	h := hooks.handlers[0]
+	hash, err := generate.CodexHookHash(h.event, h.groupJSON, h.index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := "[projects.\"" + r.root + "\"]\ntrust_level = \"trusted\"\n\n[hooks.state.\"" + hookKey(h) + "\"]\ntrusted_hash = \"" + hash + "\"\n"
+	r.write(filepath.Join(codexHome, "config.toml"), config, 0o600)
+	if sev, msg := verdict(run(true), "reported by codex"); sev != OK || !strings.Contains(msg, "is trusted") {
+		t.Errorf("trusted, from codex: %s %s", sev, msg)
+	}
+	if sev, msg := verdict(run(false), "computed by nowhook"); sev != OK || !strings.Contains(msg, "is trusted") {
+		t.Errorf("trusted, computed: %s %s", sev, msg)
+	}
+
+	// A hook edited after it was trusted: both say modified.
+	b := r.read(".codex/hooks.json")
+	r.write(".codex/hooks.json", strings.Replace(string(b), `"timeout": 6`, `"timeout": 7`, 1), 0o644)
+	if sev, msg := verdict(run(true), "reported by codex"); sev != Warn || !strings.Contains(msg, "changed since it was trusted") {
+		t.Errorf("modified, from codex: %s %s", sev, msg)
+	}
+	if sev, msg := verdict(run(false), "computed by nowhook"); sev != Warn || !strings.Contains(msg, "changed since it was trusted") {
+		t.Errorf("modified, computed: %s %s", sev, msg)
+	}
+}
+
+func mustPlatform(t *testing.T, name string) detect.Platform {
+	t.Helper()
+	p, ok := detect.Lookup(name)
+	if !ok {
+		t.Fatalf("no platform %s", name)
+	}
+	return p
+}
