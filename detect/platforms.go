@@ -56,6 +56,10 @@ type HookFormat struct {
 	// ProjectDirEnv is the variable that hands hooks the project
 	// directory, if the agent sets one.
 	ProjectDirEnv string
+	// JSONOutput: hook output whose first non-blank character is { or [
+	// is parsed as JSON, and injects nothing when it is not the agent's
+	// JSON shape.
+	JSONOutput bool
 	// WrongEvents maps the hook events that can run a command but cannot
 	// put the reminder back after compaction to the reason; a hook there
 	// that runs `kbs now` is an error.
@@ -124,8 +128,9 @@ var Platforms = []Platform{
 		Binaries: []string{"codex"},
 		Hooks: HookFormat{
 			Files:  []string{".codex/hooks.json", "${CODEX_HOME:-~/.codex}/hooks.json"},
-			Layout: LayoutGrouped,
-			Shell:  "/bin/bash",
+			Layout:     LayoutGrouped,
+			Shell:      "/bin/bash",
+			JSONOutput: true,
 			WrongEvents: map[string]string{
 				"PreCompact":  "Codex's PreCompact hooks cannot inject context; use SessionStart with matcher compact",
 				"PostCompact": "Codex's PostCompact hooks cannot inject context; use SessionStart with matcher compact",
