@@ -127,7 +127,7 @@ var Platforms = []Platform{
 		Markers:  []string{".codex"},
 		Binaries: []string{"codex"},
 		Hooks: HookFormat{
-			Files:  []string{".codex/hooks.json", "${CODEX_HOME:-~/.codex}/hooks.json"},
+			Files:      []string{".codex/hooks.json", "${CODEX_HOME:-~/.codex}/hooks.json"},
 			Layout:     LayoutGrouped,
 			Shell:      "/bin/bash",
 			JSONOutput: true,
