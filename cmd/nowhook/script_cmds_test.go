@@ -111,5 +111,6 @@ func running(pid int) bool {
 	if _, err := os.Stat("/proc/self"); err == nil {
 		return false
 	}
-	return syscall.Kill(pid, 0) == nil
+	p, err := os.FindProcess(pid)
+	return err == nil && p.Signal(syscall.Signal(0)) == nil
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -143,11 +144,12 @@ func alive(pid string) bool {
 	if _, err := os.Stat("/proc/self"); err == nil {
 		return false // a /proc without the pid
 	}
-	var n int
-	for _, c := range pid {
-		n = n*10 + int(c-'0')
+	n, err := strconv.Atoi(pid)
+	if err != nil {
+		return false
 	}
-	return syscall.Kill(n, 0) == nil
+	p, err := os.FindProcess(n)
+	return err == nil && p.Signal(syscall.Signal(0)) == nil
 }
 
 func TestFindsKbs(t *testing.T) {
