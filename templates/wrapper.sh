@@ -42,7 +42,8 @@ def main():
         kill_group()
         os._exit(0)
 
-    signal.signal(signal.SIGTERM, on_term)
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, on_term)
 
     def big_int(s):
         return int(s) if len(s) <= 20 else None

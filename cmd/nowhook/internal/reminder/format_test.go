@@ -256,7 +256,7 @@ func TestParsePayload(t *testing.T) {
 		{`{"source":"compact"`, false, false, ""},
 	}
 	for _, c := range cases {
-		pl, proceed := readPayload(strings.NewReader(c.in), maxStdinWait, logger{})
+		pl, proceed := readPayload(strings.NewReader(c.in), maxStdinWait, nil, logger{})
 		_, ok := parsePayload([]byte(c.in))
 		if ok != c.ok || proceed != c.proceed || (proceed && pl.cwd != c.cwd) {
 			t.Errorf("%s: ok=%v proceed=%v cwd=%q, want %v %v %q", c.in, ok, proceed, pl.cwd, c.ok, c.proceed, c.cwd)

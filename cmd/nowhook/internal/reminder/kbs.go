@@ -13,17 +13,18 @@ var (
 	errTimeout  = errors.New("out of time: killed its process group")
 	errTooBig   = fmt.Errorf("printed more than %d bytes: killed its process group", maxOutput)
 	errNotArray = errors.New("did not print a JSON array")
+	errStopped  = errors.New("stopped")
 )
 
 // query runs `PROG now --json --list [--raw]` in dir and parses its
 // output. Compaction re-injection always asks for the whole project: no
 // issue ids.
-func query(prog, dir string, raw bool, deadline time.Time, log logger) ([]item, error) {
+func query(prog, dir string, raw bool, deadline time.Time, stop <-chan os.Signal, log logger) ([]item, error) {
 	args := []string{"now", "--json", "--list"}
 	if raw {
 		args = append(args, "--raw")
 	}
-	out, err := call(prog, args, dir, deadline, log)
+	out, err := call(prog, args, dir, deadline, stop, log)
 	if err != nil {
 		log.printf("%s %v: %v", prog, args, err)
 		return nil, err
@@ -40,8 +41,9 @@ func query(prog, dir string, raw bool, deadline time.Time, log logger) ([]item, 
 // returns its stdout. When prog exits, the rest of its group is killed, so
 // a child it left behind cannot hold the pipe open; at the deadline the
 // whole group is killed and call returns at once, without waiting for the
-// pipe to close (what prog printed counts if it had closed stdout).
-func call(prog string, args []string, dir string, deadline time.Time, log logger) (out []byte, err error) {
+// pipe to close (what prog printed counts if it had closed stdout). A
+// signal on stop kills the group and returns at once too.
+func call(prog string, args []string, dir string, deadline time.Time, stop <-chan os.Signal, log logger) (out []byte, err error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errNoStart, err)
@@ -114,6 +116,9 @@ func call(prog string, args []string, dir string, deadline time.Time, log logger
 				return out, nil
 			}
 			return nil, errTimeout
+		case s := <-stop:
+			killGroup(proc)
+			return nil, fmt.Errorf("%w by %v: killed its process group", errStopped, s)
 		}
 	}
 	if waitErr != nil {

@@ -54,12 +54,17 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
+	// Stopped by the agent, it kills kbs's group rather than leave it.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer signal.Stop(stop)
 	wd, _ := os.Getwd()
 	out := remind(options{
 		budget: budget,
 		stdin:  stdin,
 		getenv: os.Getenv,
 		wd:     wd,
+		stop:   stop,
 		log:    log,
 	})
 	if len(out) > 0 {
@@ -106,6 +111,7 @@ type options struct {
 	stdin  io.Reader
 	getenv func(string) string
 	wd     string
+	stop   <-chan os.Signal // a signal here ends the run at once
 	log    logger
 }
 
@@ -113,7 +119,7 @@ type options struct {
 func remind(o options) []byte {
 	deadline := time.Now().Add(o.budget)
 	wait := min(o.budget/4, maxStdinWait)
-	pl, proceed := readPayload(o.stdin, wait, o.log)
+	pl, proceed := readPayload(o.stdin, wait, o.stop, o.log)
 	if !proceed {
 		return nil
 	}
@@ -126,11 +132,11 @@ func remind(o options) []byte {
 	if prog == "" {
 		return nil
 	}
-	items, err := query(prog, dir, false, deadline, o.log)
-	if err != nil && !errors.Is(err, errNoStart) {
+	items, err := query(prog, dir, false, deadline, o.stop, o.log)
+	if err != nil && !errors.Is(err, errNoStart) && !errors.Is(err, errStopped) {
 		if left := time.Until(deadline); left >= retryMargin {
 			o.log.printf("retrying with --raw (%s left)", left.Round(time.Millisecond))
-			items, err = query(prog, dir, true, deadline, o.log)
+			items, err = query(prog, dir, true, deadline, o.stop, o.log)
 		}
 	}
 	if err != nil {
@@ -145,16 +151,16 @@ func remind(o options) []byte {
 // readPayload reads the hook payload and applies the guards. proceed is
 // false when the payload is not a compaction's, comes from Cursor, or is
 // not a JSON object; no payload at all proceeds.
-func readPayload(r io.Reader, wait time.Duration, log logger) (pl payload, proceed bool) {
-	data, ok := readStdin(r, wait, log)
-	if !ok {
-		log.printf("stdin payload over %d bytes: printing nothing", maxStdin)
+func readPayload(r io.Reader, wait time.Duration, stop <-chan os.Signal, log logger) (pl payload, proceed bool) {
+	data, err := readStdin(r, wait, stop, log)
+	if err != nil {
+		log.printf("stdin: %v: printing nothing", err)
 		return pl, false
 	}
 	if isBlank(data) {
 		return pl, true
 	}
-	pl, ok = parsePayload(data)
+	pl, ok := parsePayload(data)
 	switch {
 	case !ok:
 		log.printf("stdin is not a JSON object: printing nothing")
@@ -180,28 +186,27 @@ func isBlank(b []byte) bool {
 
 // readStdin reads at most maxStdin bytes. It does not read a terminal or
 // other device, and it stops waiting on a pipe after wait, or as soon as a
-// whole JSON value has arrived when the writer keeps the pipe open. ok is
-// false when the input is larger than maxStdin.
-func readStdin(r io.Reader, wait time.Duration, log logger) (data []byte, ok bool) {
+// whole JSON value has arrived when the writer keeps the pipe open.
+func readStdin(r io.Reader, wait time.Duration, stop <-chan os.Signal, log logger) (data []byte, err error) {
 	if r == nil {
-		return nil, true
+		return nil, nil
 	}
 	if f, isFile := r.(*os.File); isFile {
 		fi, err := f.Stat()
 		if err != nil {
 			log.printf("no stdin: %v", err)
-			return nil, true
+			return nil, nil
 		}
 		if fi.Mode()&os.ModeCharDevice != 0 {
 			log.printf("stdin is a terminal or device: not read")
-			return nil, true
+			return nil, nil
 		}
 		if fi.Mode().IsRegular() {
 			data, err = io.ReadAll(io.LimitReader(f, maxStdin+1))
 			if err != nil {
 				log.printf("reading stdin: %v", err)
 			}
-			return data, len(data) <= maxStdin
+			return data, tooLarge(data)
 		}
 	}
 	chunks := readChunks(r, maxStdin+1)
@@ -211,20 +216,29 @@ func readStdin(r io.Reader, wait time.Duration, log logger) (data []byte, ok boo
 		select {
 		case c, open := <-chunks:
 			if !open {
-				return data, len(data) <= maxStdin
+				return data, tooLarge(data)
 			}
 			data = append(data, c...)
-			if len(data) > maxStdin {
-				return data, false
+			if err := tooLarge(data); err != nil {
+				return data, err
 			}
 			if validJSON(data) {
-				return data, true // the writer may never close stdin
+				return data, nil // the writer may never close stdin
 			}
 		case <-timer.C:
 			log.printf("stdin still open after %s: using the %d bytes read", wait, len(data))
-			return data, true
+			return data, nil
+		case s := <-stop:
+			return nil, fmt.Errorf("%w by %v", errStopped, s)
 		}
 	}
+}
+
+func tooLarge(data []byte) error {
+	if len(data) > maxStdin {
+		return fmt.Errorf("payload over %d bytes", maxStdin)
+	}
+	return nil
 }
 
 // readChunks reads r in a goroutine until end of file, an error or limit

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -323,13 +324,13 @@ func TestStdinNeverClosed(t *testing.T) {
 func TestStdinTooLarge(t *testing.T) {
 	big := `{"source":"compact","pad":"` + strings.Repeat("x", maxStdin) + `"}`
 	for _, r := range []io.Reader{strings.NewReader(big), fileWith(t, big)} {
-		if _, proceed := readPayload(r, time.Second, logger{}); proceed {
+		if _, proceed := readPayload(r, time.Second, nil, logger{}); proceed {
 			t.Errorf("%T: a payload over %d bytes was accepted", r, maxStdin)
 		}
 	}
 	ok := `{"source":"compact","pad":"` + strings.Repeat("x", maxStdin-40) + `"}`
 	for _, r := range []io.Reader{strings.NewReader(ok), fileWith(t, ok)} {
-		if _, proceed := readPayload(r, time.Second, logger{}); !proceed {
+		if _, proceed := readPayload(r, time.Second, nil, logger{}); !proceed {
 			t.Errorf("%T: a payload of %d bytes was refused", r, len(ok))
 		}
 	}
@@ -354,7 +355,7 @@ func TestStdinDevice(t *testing.T) {
 	}
 	defer f.Close()
 	var log bytes.Buffer
-	if _, proceed := readPayload(f, time.Second, logger{w: &log, on: true}); !proceed || !strings.Contains(log.String(), "terminal or device: not read") {
+	if _, proceed := readPayload(f, time.Second, nil, logger{w: &log, on: true}); !proceed || !strings.Contains(log.String(), "terminal or device: not read") {
 		t.Errorf("proceed=%v, log:\n%s", proceed, log.String())
 	}
 }
@@ -398,5 +399,55 @@ func TestRunNeverFails(t *testing.T) {
 	}
 	if code := Run([]string{"--help"}, nil, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "--timeout DURATION") {
 		t.Errorf("--help: exit %d, stdout %q", code, stdout.String())
+	}
+}
+
+// TestStoppedBySignal: when the agent stops the hook, the reminder kills
+// kbs's process group (and its child holding stdout) and exits 0 at once.
+func TestStoppedBySignal(t *testing.T) {
+	proj := project(t)
+	bin := toolDir(t, "nowhook", "kbs")
+	pids := filepath.Join(t.TempDir(), "pids")
+	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			os.Remove(pids)
+			cmd := exec.Command(filepath.Join(bin, "nowhook"), "reminder", "--timeout", "30s")
+			cmd.Env = append(os.Environ(), "PATH="+bin, "CLAUDE_PROJECT_DIR="+proj, "KBS=", "NOWHOOK_DEBUG=1",
+				"FAKE_KBS_MODE=hang-orphan", "FAKE_KBS_PIDS="+pids, "FAKE_KBS_PAYLOAD="+abs(t, filepath.Join(fixtures, "basic.json")))
+			cmd.Stdin = strings.NewReader(compactPayload)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Both kbs and its child are running once both pids are recorded.
+			for end := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				if b, _ := os.ReadFile(pids); len(strings.Fields(string(b))) == 2 {
+					break
+				}
+				if time.Now().After(end) {
+					cmd.Process.Kill()
+					t.Fatal("the fake kbs never started its child")
+				}
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				if err != nil || stdout.Len() != 0 {
+					t.Errorf("exit: %v, stdout %q", err, stdout.String())
+				}
+			case <-time.After(20 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("still running 20s after the signal (budget 30s)")
+			}
+			if !strings.Contains(stderr.String(), "stopped by "+sig.String()) {
+				t.Errorf("stderr:\n%s", stderr.String())
+			}
+			waitGone(t, readPids(t, pids))
+		})
 	}
 }

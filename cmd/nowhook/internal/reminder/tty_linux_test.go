@@ -43,7 +43,7 @@ func TestStdinTerminal(t *testing.T) {
 	var log bytes.Buffer
 	done := make(chan bool, 1)
 	go func() {
-		_, proceed := readPayload(tty, time.Hour, logger{w: &log, on: true})
+		_, proceed := readPayload(tty, time.Hour, nil, logger{w: &log, on: true})
 		done <- proceed
 	}()
 	select {
