@@ -327,12 +327,26 @@ func (d *doctor) expand(path string) (abs string, user bool) {
 
 var envRefRE = regexp.MustCompile(`\$\{([A-Z_][A-Z0-9_]*):-([^}]*)\}`)
 
-// show returns how a path is shown: relative to the root inside it.
+// show returns how a path is shown: relative to the root inside it, but
+// absolute (shown with ~) inside a home directory that lies in the root.
 func (d *doctor) show(abs string) string {
-	if rel, err := filepath.Rel(d.root, abs); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+	if within(d.home, abs) && within(d.root, d.home) {
+		return abs
+	}
+	if within(d.root, abs) {
+		rel, _ := filepath.Rel(d.root, abs)
 		return filepath.ToSlash(rel)
 	}
 	return abs
+}
+
+// within reports whether path lies strictly inside dir.
+func within(dir, path string) bool {
+	if dir == "" {
+		return false
+	}
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // setupFix is the setup command for agents ("" for the detected ones).

@@ -182,24 +182,24 @@ func TestMatcher(t *testing.T) {
 	cases := []struct {
 		matcher *string
 		match   bool
-		all     bool
+		others  string // the other sources it selects
 	}{
-		{nil, true, true},
-		{s(""), true, true},
-		{s("*"), true, true},
-		{s("compact"), true, false},
-		{s("Compact"), false, false},
-		{s("comp"), false, false},
-		{s("compact "), false, false},
-		{s("startup|compact"), true, true},
-		{s("startup|resume"), false, false},
-		{s("comp.*"), true, false},
-		{s("^compact$"), true, false},
-		{s("act"), false, false}, // a plain word, not a search
-		{s("a.t"), true, false},  // a regex searches
-		{s(".*"), true, true},
-		{s("(compact"), false, false},
-		{s("[c"), false, false},
+		{nil, true, "startup resume clear fork"},
+		{s(""), true, "startup resume clear fork"},
+		{s("*"), true, "startup resume clear fork"},
+		{s("compact"), true, ""},
+		{s("Compact"), false, ""},
+		{s("comp"), false, ""},
+		{s("compact "), false, ""},
+		{s("startup|compact"), true, "startup"},
+		{s("startup|resume"), false, ""},
+		{s("comp.*"), true, ""},
+		{s("^compact$"), true, ""},
+		{s("act"), false, ""}, // a plain word, not a search
+		{s("a.t"), true, "startup"},
+		{s(".*"), true, "startup resume clear fork"},
+		{s("(compact"), false, ""},
+		{s("[c"), false, ""},
 	}
 	for _, c := range cases {
 		got := matchMatcher(c.matcher, "compact")
@@ -207,8 +207,8 @@ func TestMatcher(t *testing.T) {
 		if c.matcher != nil {
 			name = strconv.Quote(*c.matcher)
 		}
-		if got.matches != c.match || (got.matches && got.all != c.all) {
-			t.Errorf("matcher %s: matches=%v all=%v, want %v %v (%s)", name, got.matches, got.all, c.match, c.all, got.why)
+		if got.matches != c.match || strings.Join(got.others, " ") != c.others {
+			t.Errorf("matcher %s: matches=%v others=%q, want %v %q (%s)", name, got.matches, got.others, c.match, c.others, got.why)
 		}
 		if got.why == "" {
 			t.Errorf("matcher %s: no explanation", name)

@@ -309,44 +309,56 @@ func readBounded(path string) ([]byte, error) {
 
 const regexMeta = `.^$*+?()[]{}\`
 
+// sources are the SessionStart sources besides compact (Claude Code and
+// Codex; fork is Claude Code's only).
+var sources = []string{"startup", "resume", "clear", "fork"}
+
 // matcherResult says whether a matcher selects a value, and how.
 type matcherResult struct {
 	matches bool
-	all     bool   // it selects every source, not only this one
-	why     string // how it was read
+	all     bool     // no matcher, "" or "*": every source
+	others  []string // the other sources it selects too
+	why     string   // how it was read
 }
 
 func matchMatcher(matcher *string, value string) matcherResult {
 	if matcher == nil {
-		return matcherResult{matches: true, all: true, why: "no matcher selects every source"}
+		return matcherResult{matches: true, all: true, others: sources, why: "no matcher selects every source"}
 	}
 	m := *matcher
 	if m == "" || m == "*" {
-		return matcherResult{matches: true, all: true, why: fmt.Sprintf("matcher %q selects every source", m)}
+		return matcherResult{matches: true, all: true, others: sources, why: fmt.Sprintf("matcher %q selects every source", m)}
 	}
+	ok, why := selects(m, value)
+	r := matcherResult{matches: ok, why: why}
+	if ok {
+		for _, s := range sources {
+			if also, _ := selects(m, s); also {
+				r.others = append(r.others, s)
+			}
+		}
+	}
+	return r
+}
+
+// selects reports whether a matcher other than "", "*" selects value.
+func selects(m, value string) (bool, string) {
 	if !strings.ContainsAny(m, regexMeta) {
 		for _, name := range strings.Split(m, "|") {
 			if name == value {
-				return matcherResult{matches: true, all: m != value, why: fmt.Sprintf("matcher %q names %s", m, value)}
+				return true, fmt.Sprintf("matcher %q names %s", m, value)
 			}
 		}
-		why := fmt.Sprintf("matcher %q does not name %s (names match exactly and case-sensitively)", m, value)
-		return matcherResult{why: why}
+		return false, fmt.Sprintf("matcher %q does not name %s (names match exactly and case-sensitively)", m, value)
 	}
 	re, err := regexp.Compile(m)
 	if err != nil {
-		return matcherResult{why: fmt.Sprintf("matcher %q is not a valid regular expression, so it never matches", m)}
+		return false, fmt.Sprintf("matcher %q is not a valid regular expression, so it never matches", m)
 	}
 	if !re.MatchString(value) {
-		return matcherResult{why: fmt.Sprintf("matcher %q, a regular expression, does not match %s", m, value)}
+		return false, fmt.Sprintf("matcher %q, a regular expression, does not match %s", m, value)
 	}
-	all := true
-	for _, other := range []string{"startup", "resume", "clear"} {
-		if !re.MatchString(other) {
-			all = false
-		}
-	}
-	return matcherResult{matches: true, all: all, why: fmt.Sprintf("matcher %q, a regular expression, matches %s", m, value)}
+	return true, fmt.Sprintf("matcher %q, a regular expression, matches %s", m, value)
 }
 
 // kbsNowRE finds a command that runs `kbs now` or `kanbus now`.

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -150,13 +149,17 @@ func (d *doctor) hookShape(a *agent, s *ourSpec, h handler, want generate.Hook, 
 			bad(Error, "the group's matcher is not a string; %s rejects the group", a.p.Title)
 		default:
 			m := matchMatcher(h.matcher, "compact")
-			if !m.matches {
+			const quiet = "; the wrapper prints only after compaction)"
+			switch {
+			case !m.matches:
 				bad(Error, "%s, so %s never runs this hook after compaction", m.why, a.p.Title)
-			} else if h.matcher == nil {
-				how = append(how, "no matcher (every source; the wrapper prints only after compaction)")
-			} else if m.all {
-				how = append(how, fmt.Sprintf("matcher %q (every source; the wrapper prints only after compaction)", *h.matcher))
-			} else {
+			case h.matcher == nil:
+				how = append(how, "no matcher (every source"+quiet)
+			case m.all:
+				how = append(how, fmt.Sprintf("matcher %q (every source%s", *h.matcher, quiet))
+			case len(m.others) > 0:
+				how = append(how, fmt.Sprintf("matcher %q (also %s%s", *h.matcher, strings.Join(m.others, ", "), quiet))
+			default:
 				how = append(how, fmt.Sprintf("matcher %q", *h.matcher))
 			}
 		}
@@ -385,19 +388,24 @@ var claudeTwiceCheck = check{"twice", func(d *doctor, a *agent) []Finding {
 	if len(commands) < 2 {
 		return nil
 	}
+	// Setup fixes it when it can rewrite every other spelling: ours in
+	// .claude/settings.json, the current command anywhere else.
 	var where []string
-	allOursInProject := true
+	bySetup := true
 	ours := generate.RunsScript(generate.ClaudeScript)
+	current := entryCommand(generate.ClaudeHook(d.budget()))
 	for _, c := range commands {
 		h := byCommand[c][0]
 		where = append(where, fmt.Sprintf("%q at %s", c, h.where()))
-		if h.file.user || h.file.show != generate.ClaudeSettings.Path || !ours(c) {
-			allOursInProject = false
+		for _, h := range byCommand[c] {
+			inProject := !h.file.user && h.file.show == generate.ClaudeSettings.Path
+			if (inProject && !ours(c)) || (!inProject && c != current) {
+				bySetup = false
+			}
 		}
 	}
-	sort.Strings(where[1:])
 	fix := d.setupFix(a.p.Name)
-	if !allOursInProject {
+	if !bySetup {
 		fix = "keep one of them and delete the others by hand"
 	}
 	return []Finding{{Check: a.p.Name + ".twice", Agent: a.p.Name, Severity: Warn, Path: byCommand[commands[0]][0].file.show,

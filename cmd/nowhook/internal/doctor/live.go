@@ -406,9 +406,9 @@ func (d *doctor) judge(job *liveJob, r liveRun, items int) (sev Severity, text s
 			notes[len(notes)-1] += fmt.Sprintf(" although kbs lists %s", plural(items, "item"))
 			wantDebug = true
 		}
-	case out[0] == '{' || out[0] == '[':
+	case (out[0] == '{' || out[0] == '[') && job.a.p.Hooks.JSONOutput:
 		sev = Error
-		notes = append(notes, "printed output that begins with "+string(out[0])+", which Codex parses as JSON and drops")
+		notes = append(notes, "printed output that begins with "+string(out[0])+", which "+job.a.p.Title+" parses as JSON and drops")
 	case len(out) >= 10000:
 		sev = max(sev, Warn)
 		notes = append(notes, fmt.Sprintf("printed %d bytes; Claude Code replaces 10,000 characters or more with a preview", len(out)))
