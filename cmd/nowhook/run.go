@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime/debug"
 
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/doctor"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/reminder"
 )
 
@@ -45,6 +46,8 @@ func run(args []string, io stdio) int {
 		return reminder.Run(args[1:], io.in, io.out, io.err)
 	case "setup":
 		return runSetup(args[1:], io)
+	case "doctor":
+		return doctor.Main(args[1:], io.in, io.out, io.err)
 	case "version", "--version", "-version":
 		fmt.Fprintln(io.out, versionString())
 		return exitOK
