@@ -1,9 +1,11 @@
 #!/bin/sh
 # install.sh builds nowhook from this checkout with `go build` and installs
-# the binary where it will be on PATH for the user running it:
-#   root:        /usr/local/bin/nowhook
-#   other users: $HOME/.local/bin/nowhook (created if needed)
-# BINDIR=/some/dir ./install.sh installs there instead.
+# it where it will be on PATH for the user running it:
+#   root:        /usr/local/bin
+#   other users: $HOME/.local/bin (created if needed)
+# BINDIR=/some/dir ./install.sh installs there instead. Two binaries:
+# nowhook, and nowhook-reminder, the hook runtime alone, which the hooks
+# prefer because it starts faster.
 set -eu
 
 work=
@@ -40,6 +42,14 @@ on_path() {
 	return 1
 }
 
+# install_binary SRC DEST copies through a temporary name and a rename, so
+# a hook running at that moment never sees a half-written binary.
+install_binary() {
+	cp "$1" "$2.new"
+	chmod 0755 "$2.new"
+	mv -f "$2.new" "$2"
+}
+
 main() {
 	command -v go >/dev/null 2>&1 || die "go is not on PATH; install Go 1.26 or later from https://go.dev/dl/ and run ./install.sh again"
 	src=$(cd "$(dirname "$0")" && pwd)
@@ -48,14 +58,13 @@ main() {
 	work=$(mktemp -d)
 	trap cleanup EXIT INT TERM
 	say "building nowhook from $src"
-	(cd "$src" && go build -trimpath -o "$work/nowhook" ./cmd/nowhook)
+	# Static binaries (no cgo) start quicker; the hook starts at every compaction.
+	(cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$work/nowhook" ./cmd/nowhook &&
+		CGO_ENABLED=0 go build -trimpath -o "$work/nowhook-reminder" ./cmd/nowhook-reminder)
 	mkdir -p "$dir"
-	# Install through a temporary name and a rename, so a running hook
-	# never sees a half-written binary.
-	cp "$work/nowhook" "$dir/.nowhook.new"
-	chmod 0755 "$dir/.nowhook.new"
-	mv -f "$dir/.nowhook.new" "$dir/nowhook"
-	say "installed $("$dir/nowhook" version) to $dir/nowhook"
+	install_binary "$work/nowhook" "$dir/nowhook"
+	install_binary "$work/nowhook-reminder" "$dir/nowhook-reminder"
+	say "installed $("$dir/nowhook" version) to $dir/nowhook and $dir/nowhook-reminder"
 	if ! on_path "$dir"; then
 		say "$dir is not on your PATH; add it, e.g.: export PATH=\"$dir:\$PATH\""
 	fi

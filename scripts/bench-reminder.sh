@@ -4,7 +4,8 @@
 # Builds nowhook and the fake kbs (the reminder test binary, which acts as
 # kbs when started under that name), then times RUNS runs (default 200) of:
 #   bare kbs       `kbs now --json --list` alone, the floor
-#   nowhook        the wrapper that setup writes, through `nowhook reminder`
+#   nowhook        the wrapper that setup writes, through nowhook-reminder
+#   nowhook only   the same with only the nowhook binary: `nowhook reminder`
 #   python3        the same wrapper without nowhook: the python3 fallback
 #   kanbus-style   a bash wrapper with `timeout 5s kbs ...` piped into an
 #                  inline python3 formatter, as Kanbus's documentation shows
@@ -23,6 +24,7 @@ main() {
 	bare=$(timed "$runs" "$work" "$payload" "$work/bin-go" "$work/bin-go/kbs now --json --list")
 	report "bare kbs" "$bare" "$bare"
 	report "nowhook" "$(timed "$runs" "$work" "$payload" "$work/bin-go" "/bin/sh $work/hook.sh")" "$bare"
+	report "nowhook only" "$(timed "$runs" "$work" "$payload" "$work/bin-full" "/bin/sh $work/hook.sh")" "$bare"
 	report "python3" "$(timed "$runs" "$work" "$payload" "$work/bin-py" "/bin/sh $work/hook.sh")" "$bare"
 	report "kanbus-style" "$(timed "$runs" "$work" "$payload" "$work/bin-py" "/bin/bash $work/kanbus-style.sh")" "$bare"
 }
@@ -30,11 +32,15 @@ main() {
 # build puts nowhook, the fake kbs, python3, timeout and the wrappers in $2.
 build() {
 	root=$1 work=$2
-	(cd "$root" && go build -o "$work/nowhook" ./cmd/nowhook &&
-		go test -c -o "$work/fake" ./cmd/nowhook/internal/reminder)
-	mkdir -p "$work/bin-go" "$work/bin-py" "$work/proj/.git"
+	(cd "$root" && CGO_ENABLED=0 go build -o "$work/nowhook" ./cmd/nowhook &&
+		CGO_ENABLED=0 go build -o "$work/nowhook-reminder" ./cmd/nowhook-reminder &&
+		go test -c -o "$work/fake" ./cmd/internal/reminder)
+	mkdir -p "$work/bin-go" "$work/bin-full" "$work/bin-py" "$work/proj/.git"
 	: >"$work/proj/.kanbus.yml"
 	ln -s "$work/nowhook" "$work/bin-go/nowhook"
+	ln -s "$work/nowhook-reminder" "$work/bin-go/nowhook-reminder"
+	ln -s "$work/nowhook" "$work/bin-full/nowhook"
+	ln -s "$work/fake" "$work/bin-full/kbs"
 	ln -s "$work/fake" "$work/bin-go/kbs"
 	ln -s "$work/fake" "$work/bin-py/kbs"
 	ln -s "$(python3 -c 'import sys; print(sys.executable)')" "$work/bin-py/python3"

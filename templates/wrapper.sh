@@ -2,9 +2,13 @@
 # Kanbus work-in-progress reminder for an agent's SessionStart (compact) hook,
 # written by nowhook (https://github.com/nowhook/nowhook). It prints the
 # reminder or nothing, always exits 0 and leaves no process behind.
-# With nowhook on PATH it runs `nowhook reminder`; otherwise an embedded
-# python3 fallback prints the same reminder; otherwise nothing.
+# It runs nowhook-reminder (the runtime alone, quickest to start) or
+# `nowhook reminder` when either is on PATH; otherwise an embedded python3
+# fallback prints the same reminder; otherwise nothing.
 # NOWHOOK_DEBUG=1 explains on stderr why nothing was printed.
+if command -v nowhook-reminder >/dev/null 2>&1; then
+	exec nowhook-reminder --timeout @TIMEOUT@
+fi
 if command -v nowhook >/dev/null 2>&1; then
 	exec nowhook reminder --timeout @TIMEOUT@
 fi

@@ -8,15 +8,17 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/nowhook/nowhook/cmd/nowhook/internal/fakekbs"
+	"github.com/nowhook/nowhook/cmd/internal/fakekbs"
+	"github.com/nowhook/nowhook/cmd/internal/reminder"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files inside testdata/script/*.txtar")
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"nowhook": func() { os.Exit(run(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})) },
-		"kbs":     func() { os.Exit(fakekbs.Main()) },
+		"nowhook":          func() { os.Exit(run(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})) },
+		"nowhook-reminder": func() { os.Exit(reminder.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"kbs":              func() { os.Exit(fakekbs.Main()) },
 	})
 }
 

@@ -5,8 +5,8 @@ import (
 	"io"
 	"runtime/debug"
 
+	"github.com/nowhook/nowhook/cmd/internal/reminder"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/doctor"
-	"github.com/nowhook/nowhook/cmd/nowhook/internal/reminder"
 )
 
 // stdio is the command's standard streams; tests pass their own.

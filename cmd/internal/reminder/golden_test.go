@@ -13,8 +13,8 @@ import (
 	"github.com/nowhook/nowhook/templates"
 )
 
-// wrapperPaths are the ways the rendered wrapper can run: through nowhook,
-// through the python3 fallback under coreutils timeout, and through the
+// wrapperPaths are the ways the rendered wrapper can run: through
+// nowhook-reminder, through nowhook, through the python3 fallback under coreutils timeout, and through the
 // fallback alone. Each is a PATH for the wrapper.
 type wrapperPath struct {
 	name  string
@@ -22,6 +22,7 @@ type wrapperPath struct {
 }
 
 var wrapperPaths = []wrapperPath{
+	{"nowhook-reminder", []string{"nowhook-reminder", "kbs"}},
 	{"nowhook", []string{"nowhook", "kbs"}},
 	{"python3+timeout", []string{"python3", "timeout", "kbs"}},
 	{"python3", []string{"python3", "kbs"}},
@@ -127,7 +128,7 @@ func TestGolden(t *testing.T) {
 // TestSharedFixturesCopy checks that testdata/kanbus is still the shared
 // fixture set it was copied from.
 func TestSharedFixturesCopy(t *testing.T) {
-	shared := "../../../../../shared/kanbus/fixtures"
+	shared := "../../../../shared/kanbus/fixtures"
 	entries, err := os.ReadDir(shared)
 	if err != nil {
 		t.Skipf("shared fixtures not available (%v): nothing to compare", err)

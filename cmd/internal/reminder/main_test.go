@@ -10,12 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nowhook/nowhook/cmd/nowhook/internal/fakekbs"
+	"github.com/nowhook/nowhook/cmd/internal/fakekbs"
 )
 
 // TestMain lets the test binary stand in for the programs the reminder and
 // the wrapper run: started as kbs or kanbus it is the fake Kanbus CLI,
-// started as nowhook it is `nowhook reminder`.
+// started as nowhook it is `nowhook reminder`, and as nowhook-reminder
+// the lean hook binary.
 func TestMain(m *testing.M) {
 	switch filepath.Base(os.Args[0]) {
 	case "kbs", "kanbus":
@@ -25,19 +26,21 @@ func TestMain(m *testing.M) {
 			os.Exit(Run(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 		}
 		os.Exit(2)
+	case "nowhook-reminder":
+		os.Exit(Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
 
 // fixtures is the repository's copy of the shared Kanbus payload fixtures.
-const fixtures = "../../../../testdata/kanbus"
+const fixtures = "../../../testdata/kanbus"
 
 // compactPayload is what Claude Code sends to a SessionStart hook after a
 // compaction.
 const compactPayload = `{"session_id":"s1","transcript_path":"/tmp/t.jsonl","cwd":"/nonexistent","hook_event_name":"SessionStart","source":"compact"}`
 
 // toolDir returns a directory holding links named after each tool: "kbs",
-// "kanbus" and "nowhook" run this test binary in that role, anything else
+// "kanbus", "nowhook" and "nowhook-reminder" run this test binary in that role, anything else
 // is found on the current PATH. A "new=old" entry names the link new.
 func toolDir(t *testing.T, tools ...string) string {
 	t.Helper()
@@ -52,7 +55,7 @@ func toolDir(t *testing.T, tools ...string) string {
 			target = name
 		}
 		switch target {
-		case "kbs", "kanbus", "nowhook":
+		case "kbs", "kanbus", "nowhook", "nowhook-reminder":
 			if renamed {
 				t.Fatalf("toolDir: rename the role, not the test binary: %q", tool)
 			}
