@@ -58,9 +58,11 @@ main() {
 	work=$(mktemp -d)
 	trap cleanup EXIT INT TERM
 	say "building nowhook from $src"
-	# Static binaries (no cgo) start quicker; the hook starts at every compaction.
-	(cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$work/nowhook" ./cmd/nowhook &&
-		CGO_ENABLED=0 go build -trimpath -o "$work/nowhook-reminder" ./cmd/nowhook-reminder)
+	# Static binaries (no cgo) start quicker; the hook starts at every
+	# compaction. -buildvcs=auto records the commit for `nowhook version`
+	# even where GOFLAGS turns that off.
+	(cd "$src" && CGO_ENABLED=0 go build -trimpath -buildvcs=auto -o "$work/nowhook" ./cmd/nowhook &&
+		CGO_ENABLED=0 go build -trimpath -buildvcs=auto -o "$work/nowhook-reminder" ./cmd/nowhook-reminder)
 	mkdir -p "$dir"
 	install_binary "$work/nowhook" "$dir/nowhook"
 	install_binary "$work/nowhook-reminder" "$dir/nowhook-reminder"
