@@ -374,7 +374,7 @@ func (d *doctor) budget() time.Duration {
 
 const defaultBudget = 5 * time.Second
 
-var budgetRE = regexp.MustCompile(`nowhook reminder --timeout (\S+)`)
+var budgetRE = regexp.MustCompile(`nowhook[ -]reminder --timeout (\S+)`)
 
 func scriptBudget(path string) (time.Duration, bool) {
 	b, err := readBounded(path)

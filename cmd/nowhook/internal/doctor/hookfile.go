@@ -371,6 +371,7 @@ func runsReminder(command string) bool {
 		generate.RunsScript(generate.CodexScript)(command) ||
 		strings.Contains(command, "kanbus-compaction-right-now") ||
 		strings.Contains(command, "nowhook reminder") ||
+		strings.Contains(command, "nowhook-reminder") ||
 		kbsNowRE.MatchString(command)
 }
 

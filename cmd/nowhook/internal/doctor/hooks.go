@@ -104,7 +104,7 @@ var ourHookCheck = check{"hook", func(d *doctor, a *agent) []Finding {
 		if len(s.ours) == 0 {
 			if a.mode == s.mode && a.mode != "" {
 				out = append(out, Finding{Check: name, Agent: a.p.Name, Severity: Error, Path: s.rel,
-					Message: fmt.Sprintf("%s is installed, but no %s hook in %s runs it, so %s never runs the reminder", s.script, s.schema.Event, s.rel, a.p.Title),
+					Message: fmt.Sprintf("%s is installed, but no %s hook in %s runs it, so %s never runs it", s.script, s.schema.Event, s.rel, a.p.Title),
 					Fix:     d.setupFix(a.p.Name + "=" + string(s.mode))})
 			}
 			continue
@@ -342,7 +342,7 @@ var wrongEventCheck = check{"inject-event", func(d *doctor, a *agent) []Finding 
 
 // reminderScriptRE finds a script that runs the reminder: `... now --json`
 // or `nowhook reminder` on a line that is not a comment.
-var reminderScriptRE = regexp.MustCompile(`(?m)^[^#\n]*(\bnow\s+--json|nowhook\s+reminder)`)
+var reminderScriptRE = regexp.MustCompile(`(?m)^[^#\n]*(\bnow\s+--json|nowhook(\s+|-)reminder)`)
 
 func (d *doctor) handlerRunsReminder(h handler) bool {
 	if runsReminder(h.command) {

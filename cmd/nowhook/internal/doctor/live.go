@@ -319,8 +319,8 @@ var liveCheck = check{"live", func(d *doctor, _ *agent) []Finding {
 			sev, text, wantDebug := d.judge(job, r, items)
 			worst = max(worst, sev)
 			debug = debug || wantDebug
-			// Runs that went the same way share one part.
-			if i > 0 && text != last {
+			// Runs that failed the same way (without a time) share one part.
+			if i > 0 && (text != last || strings.Contains(text, " in ")) {
 				parts = append(parts, strings.Join(names, ", ")+": "+last)
 				names = nil
 			}
@@ -332,6 +332,8 @@ var liveCheck = check{"live", func(d *doctor, _ *agent) []Finding {
 		f.Severity = worst
 		f.Message = fmt.Sprintf("ran %s's compact hook (%s -c, compact SessionStart payload): %s", job.a.p.Title, job.a.p.Hooks.Shell, strings.Join(parts, "; "))
 		switch {
+		case worst == Error:
+			f.Fix = d.setupFix(job.a.p.Name, "--force")
 		case debug && worst > OK:
 			f.Fix = fmt.Sprintf(`echo '{"source":"compact"}' | NOWHOOK_DEBUG=1 %s`, d.showFix(filepath.Join(d.root, scriptFor(job))))
 		case worst > Info:
@@ -401,7 +403,7 @@ func (d *doctor) judge(job *liveJob, r liveRun, items int) (sev Severity, text s
 	switch {
 	case len(out) == 0:
 		notes = append(notes, "printed nothing")
-		if r.scenario.fake == "" && items > 0 {
+		if r.scenario.fake == "" && items > 0 && res.exit == 0 {
 			sev = max(sev, Warn)
 			notes[len(notes)-1] += fmt.Sprintf(" although kbs lists %s", plural(items, "item"))
 			wantDebug = true
@@ -430,8 +432,9 @@ func (d *doctor) judge(job *liveJob, r liveRun, items int) (sev Severity, text s
 	return sev, text + ", " + strings.Join(notes, ", "), wantDebug
 }
 
-// runtimeCheck: the wrappers exec `nowhook reminder`; without nowhook on
-// PATH they fall back to python3, and without that they print nothing.
+// runtimeCheck: the wrappers exec nowhook-reminder, else `nowhook
+// reminder`; without either on PATH they fall back to python3, and without
+// that they print nothing.
 var runtimeCheck = check{"runtime", func(d *doctor, _ *agent) []Finding {
 	installed := false
 	for _, a := range d.agents {
@@ -445,6 +448,7 @@ var runtimeCheck = check{"runtime", func(d *doctor, _ *agent) []Finding {
 		return nil
 	}
 	f := Finding{Check: "runtime"}
+	lean, hasLean := lookPath(d.env, "nowhook-reminder")
 	nowhook, hasNowhook := lookPath(d.env, "nowhook")
 	_, hasPython := lookPath(d.env, "python3")
 	fallback := "python3 is on PATH for teammates without nowhook (the fallback has fewer protections)"
@@ -452,6 +456,11 @@ var runtimeCheck = check{"runtime", func(d *doctor, _ *agent) []Finding {
 		fallback = "teammates without nowhook get nothing: python3, the fallback, is not on PATH either"
 	}
 	switch {
+	case hasLean:
+		f.Message = "nowhook-reminder on PATH (" + lean + "): the wrappers run it; " + fallback
+		if !hasPython {
+			f.Severity = Info
+		}
 	case hasNowhook:
 		f.Message = "nowhook on PATH (" + nowhook + "): the wrappers run `nowhook reminder`; " + fallback
 		if !hasPython {
@@ -459,11 +468,11 @@ var runtimeCheck = check{"runtime", func(d *doctor, _ *agent) []Finding {
 		}
 	case hasPython:
 		f.Severity = Warn
-		f.Message = "nowhook is not on PATH: the wrappers use their python3 fallback, which has fewer protections"
+		f.Message = "neither nowhook-reminder nor nowhook is on PATH: the wrappers use their python3 fallback, which has fewer protections"
 		f.Fix = "install nowhook (./install.sh in a nowhook checkout) and put it on PATH"
 	default:
 		f.Severity = Error
-		f.Message = "neither nowhook nor python3 is on PATH: the wrappers print nothing"
+		f.Message = "neither nowhook-reminder, nowhook nor python3 is on PATH: the wrappers print nothing"
 		f.Fix = "install nowhook (./install.sh in a nowhook checkout) and put it on PATH"
 	}
 	return []Finding{f}
