@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -580,4 +581,27 @@ func mustPlatform(t *testing.T, name string) detect.Platform {
 		t.Fatalf("no platform %s", name)
 	}
 	return p
+}
+
+// TestScriptVersions: a signed wrapper of an older or newer template
+// version is a warning with the right fix.
+func TestScriptVersions(t *testing.T) {
+	for _, c := range []struct {
+		version int
+		want    string
+		fix     string
+	}{
+		{templates.Version - 1, "older than this nowhook's", "nowhook setup --yes --agents claude=reinject"},
+		{templates.Version + 1, "newer than this nowhook's", "upgrade nowhook (./install.sh in a current nowhook checkout)"},
+	} {
+		r := newRepo(t)
+		r.install("claude", time.Second)
+		r.write(generate.ClaudeScript, string(generate.Script(templates.RenderWrapper(time.Second), c.version)), 0o755)
+		d := newDoctor(Options{Root: r.root, Env: r.env})
+		d.scan()
+		f := expectOne(t, scriptCheck.run(d, d.agent("claude")), "claude.script", Warn, fmt.Sprintf("template v%d, %s v%d", c.version, c.want, templates.Version))
+		if f.Fix != c.fix {
+			t.Errorf("v%d: fix %q, want %q", c.version, f.Fix, c.fix)
+		}
+	}
 }
