@@ -1,9 +1,10 @@
 // Package doctor is `nowhook doctor`: it reads a repository's hook
 // configuration the way each agent reads it and reports, as one table,
 // every way the Kanbus compaction reminder can be silently broken (SPEC,
-// "doctor"). It only reads: the one thing it runs on purpose is the
-// installed hooks themselves, with a fake kbs kept in a temporary directory
-// outside the repository, and `kbs now --json --list`.
+// "doctor"). It writes nothing itself; what it runs is the installed hooks
+// (with the user's kbs, and with a failing and a hanging fake kbs kept in a
+// temporary directory that it removes), `kbs now --json --list`, and, when
+// codex is on PATH, `codex app-server` to list hook trust.
 //
 // Every check is a small named unit. The agent-specific ones are chosen by
 // the platform table (detect.Platforms): a platform row brings its hook
@@ -41,7 +42,11 @@ Checks the repository's hook configuration for every agent that is set up
 or detected, the way each agent reads it, then runs each installed hook
 with a compact SessionStart payload (with your kbs, a failing one and a
 hanging one). It prints one table, RESULT CHECK MESSAGE, with the command
-that fixes each problem, and changes no file.
+that fixes each problem, and changes no file. (It runs kbs now --json --list
+as the hook does; a Kanbus with AI configured may then refresh its right-now
+summaries, as it does after every compaction. With codex on PATH, it asks
+codex app-server for the hooks' trust, and codex keeps its usual state in
+CODEX_HOME.)
 
 Exit status: 0 when no check found an error, 1 when one did, 2 for usage.
 
