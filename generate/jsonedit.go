@@ -417,12 +417,13 @@ func (f HookFile) member(p *Parsed, obj *hujson.Object, key, path string) (*hujs
 func (f HookFile) typeError(p *Parsed, v *hujson.Value, path, want string) error {
 	line, col := lineCol(p.src, v.StartOffset)
 	return &FileError{Path: f.Path, Line: line, Col: col,
-		Problem:     fmt.Sprintf("%s is %s, but %s expects %s", path, kindName(v), f.Agent, want),
+		Problem:     fmt.Sprintf("%s is %s, but %s expects %s", path, KindName(v), f.Agent, want),
 		Consequence: f.Agent + " rejects this value, so hooks under it do not run",
 		Fix:         "correct " + path + " by hand (see the " + f.Agent + " hooks documentation), then run nowhook setup again"}
 }
 
-func kindName(v *hujson.Value) string {
+// KindName names the JSON kind of v for messages: "an object", "null", ...
+func KindName(v *hujson.Value) string {
 	switch v.Value.Kind() {
 	case '{':
 		return "an object"

@@ -112,7 +112,7 @@ func readHookFile(abs, show string, user bool, p detect.Platform) *hookFile {
 	}
 	root, ok := tree.Value.(*hujson.Object)
 	if !ok {
-		f.parseErr = &generate.FileError{Path: show, Line: 1, Col: 1, Problem: "the top level is " + kind(&tree) + ", not an object",
+		f.parseErr = &generate.FileError{Path: show, Line: 1, Col: 1, Problem: "the top level is " + generate.KindName(&tree) + ", not an object",
 			Consequence: p.Title + " loads no hooks from it"}
 		return f
 	}
@@ -127,7 +127,7 @@ func readHookFile(abs, show string, user bool, p detect.Platform) *hookFile {
 			}
 			events, ok := m.Value.Value.(*hujson.Object)
 			if !ok {
-				w.problem("hooks", &m.Value, "is "+kind(&m.Value)+", not an object of events")
+				w.problem("hooks", &m.Value, "is "+generate.KindName(&m.Value)+", not an object of events")
 				continue
 			}
 			for j := range events.Members {
@@ -169,7 +169,7 @@ func (w walker) problem(at string, v *hujson.Value, what string) {
 func (w walker) event(name, event, at string, v *hujson.Value, grouped bool) {
 	arr, ok := v.Value.(*hujson.Array)
 	if !ok {
-		w.problem(at, v, "is "+kind(v)+", not an array")
+		w.problem(at, v, "is "+generate.KindName(v)+", not an array")
 		return
 	}
 	for gi := range arr.Elements {
@@ -177,7 +177,7 @@ func (w walker) event(name, event, at string, v *hujson.Value, grouped bool) {
 		elAt := fmt.Sprintf("%s[%d]", at, gi)
 		obj, ok := el.Value.(*hujson.Object)
 		if !ok {
-			w.problem(elAt, el, "is "+kind(el)+", not an object")
+			w.problem(elAt, el, "is "+generate.KindName(el)+", not an object")
 			continue
 		}
 		if !grouped {
@@ -209,7 +209,7 @@ func (w walker) event(name, event, at string, v *hujson.Value, grouped bool) {
 		}
 		hs, ok := hooks.Value.(*hujson.Array)
 		if !ok {
-			w.problem(elAt+".hooks", hooks, "is "+kind(hooks)+", not an array of handlers")
+			w.problem(elAt+".hooks", hooks, "is "+generate.KindName(hooks)+", not an array of handlers")
 			continue
 		}
 		for hi := range hs.Elements {
@@ -225,7 +225,7 @@ func (w walker) handler(h handler, v *hujson.Value) {
 	h.line = w.line(v)
 	obj, ok := decode(v).(map[string]any)
 	if !ok {
-		w.problem(h.at, v, "is "+kind(v)+", not a handler object")
+		w.problem(h.at, v, "is "+generate.KindName(v)+", not a handler object")
 		return
 	}
 	h.obj = obj
@@ -266,24 +266,6 @@ func decode(v *hujson.Value) any {
 		return nil
 	}
 	return x
-}
-
-func kind(v *hujson.Value) string {
-	switch v.Value.Kind() {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case '0':
-		return "a number"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a value"
 }
 
 func readBounded(path string) ([]byte, error) {
