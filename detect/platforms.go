@@ -129,6 +129,7 @@ var Platforms = []Platform{
 		Hooks: HookFormat{
 			Files:      []string{".codex/hooks.json", "${CODEX_HOME:-~/.codex}/hooks.json"},
 			Layout:     LayoutGrouped,
+			Strict:     true, // measured on 0.171.0: a comment drops the file
 			Shell:      "/bin/bash",
 			JSONOutput: true,
 			WrongEvents: map[string]string{

@@ -10,11 +10,15 @@ import (
 const codexHooksPath = ".codex/hooks.json"
 
 // CodexHooks is the schema of a Codex hooks.json (project layer).
+//
+// Codex 0.171.0 parses hooks.json strictly: a comment or a trailing comma
+// makes it drop the whole file ("failed to parse hooks config").
 var CodexHooks = HookFile{
 	Path:    codexHooksPath,
 	Agent:   "Codex",
 	Event:   "SessionStart",
 	Grouped: true,
+	Strict:  true,
 	Check:   checkCodexHooks,
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -126,6 +125,9 @@ type Parsed struct {
 	Doc    any // the decoded value; nil for an absent or empty file
 }
 
+// empty reports whether the file is absent or holds only white space.
+func (p *Parsed) empty() bool { return len(bytes.TrimSpace(p.src)) == 0 }
+
 // ParseHookFile parses current by f's rules. Empty current is an absent
 // (or empty) file and gives a Parsed with a nil Doc.
 func (f HookFile) ParseHookFile(current []byte) (*Parsed, error) {
@@ -166,25 +168,35 @@ func (f HookFile) ParseHookFile(current []byte) (*Parsed, error) {
 // strictCheck refuses comments and trailing commas, which hujson accepts
 // and a strict JSON reader does not.
 func strictCheck(f HookFile, src []byte) error {
-	var v any
-	err := json.Unmarshal(src, &v)
+	// Syntax only: numbers such as 1e400 are valid JSON to the agent.
+	var raw json.RawMessage
+	err := json.Unmarshal(src, &raw)
 	if err == nil {
 		return nil
 	}
 	var se *json.SyntaxError
-	off := 0
-	if errors.As(err, &se) {
-		off = int(se.Offset) - 1
+	if !errors.As(err, &se) {
+		return &FileError{Path: f.Path, Problem: "cannot be read as strict JSON (" + err.Error() + ")",
+			Consequence: f.Agent + " may ignore this whole file", Fix: "simplify the file, then run nowhook setup again"}
 	}
-	what := "a comment"
-	if off >= 0 && off < len(src) && (src[off] == '}' || src[off] == ']') {
+	off := int(se.Offset) - 1
+	what := ""
+	switch {
+	case off >= 0 && off < len(src) && src[off] == '/':
+		what = "a comment"
+	case off >= 0 && off < len(src) && (src[off] == '}' || src[off] == ']'):
 		// The strict reader stops at the bracket after a trailing comma.
-		what = "a trailing comma"
-		if i := bytes.LastIndexByte(src[:off], ','); i >= 0 {
-			off = i
+		if i := bytes.LastIndexByte(src[:off], ','); i >= 0 && len(bytes.TrimSpace(src[i+1:off])) == 0 {
+			what, off = "a trailing comma", i
 		}
 	}
 	line, col := lineCol(src, off)
+	if what == "" {
+		return &FileError{Path: f.Path, Line: line, Col: col,
+			Problem:     "is not strict JSON (" + se.Error() + ")",
+			Consequence: f.Agent + " currently ignores this whole file, so every hook and setting in it is off",
+			Fix:         "correct it (" + f.Path + " must be plain JSON), then run nowhook setup again"}
+	}
 	return &FileError{Path: f.Path, Line: line, Col: col,
 		Problem:     "has " + what + ", so it is not strict JSON",
 		Consequence: f.Agent + " currently ignores this whole file, so every hook and setting in it is off",
@@ -220,177 +232,6 @@ func lineCol(src []byte, off int) (line, col int) {
 	line = bytes.Count(before, []byte("\n")) + 1
 	col = off - (bytes.LastIndexByte(before, '\n') + 1) + 1
 	return line, col
-}
-
-// MergeHook returns current with our hook entry present exactly once,
-// appended at the end of the event's array, or an older form of it
-// replaced in place. Every byte outside the change stays. A second call on
-// its own output returns the same bytes.
-func (f HookFile) MergeHook(current []byte, h Hook) ([]byte, error) {
-	p, err := f.ParseHookFile(current)
-	if err != nil {
-		return nil, err
-	}
-	if p.Doc == nil {
-		return f.newFile(current, h)
-	}
-	if f.Check != nil {
-		if ferr := f.Check(p.Doc); ferr != nil {
-			return nil, ferr
-		}
-	}
-	e := newEditor(p)
-	root, ok := p.tree.Value.(*hujson.Object)
-	if !ok {
-		return nil, f.typeError(p, &p.tree, "the top level", "an object")
-	}
-	hooks, err := f.member(p, root, "hooks", "hooks")
-	if err != nil {
-		return nil, err
-	}
-	entry, err := marshal(h.Entry)
-	if err != nil {
-		return nil, err
-	}
-	if hooks == nil {
-		value := Ordered{{f.Event, []json.RawMessage{entry}}}
-		if err := e.insertMember(&p.tree, "hooks", value); err != nil {
-			return nil, err
-		}
-		return f.finish(p, e, h)
-	}
-	hooksObj, ok := hooks.Value.(*hujson.Object)
-	if !ok {
-		return nil, f.typeError(p, hooks, "hooks", "an object of event names")
-	}
-	event, err := f.member(p, hooksObj, f.Event, "hooks."+f.Event)
-	if err != nil {
-		return nil, err
-	}
-	if event == nil {
-		if err := e.insertMember(hooks, f.Event, []json.RawMessage{entry}); err != nil {
-			return nil, err
-		}
-		return f.finish(p, e, h)
-	}
-	arr, ok := event.Value.(*hujson.Array)
-	if !ok {
-		return nil, f.typeError(p, event, "hooks."+f.Event, "an array of "+f.entryKind())
-	}
-	ours := f.oursIn(p, arr, h)
-	if len(ours) == 0 {
-		if err := e.appendElement(event, json.RawMessage(entry)); err != nil {
-			return nil, err
-		}
-		return f.finish(p, e, h)
-	}
-	if len(ours) == 1 && ours[0].groupOnly && sameJSON(&arr.Elements[ours[0].elem], entry) {
-		return current, nil
-	}
-	// Upgrade the first of ours in place; drop any later copies, which
-	// would run the reminder twice.
-	first := ours[0]
-	if err := f.replaceOurs(p, e, arr, first, h, entry); err != nil {
-		return nil, err
-	}
-	for i := len(ours) - 1; i >= 1; i-- {
-		f.removeOurs(e, arr, ours[i])
-	}
-	return f.finish(p, e, h)
-}
-
-func (f HookFile) entryKind() string {
-	if f.Grouped {
-		return "matcher groups"
-	}
-	return "hook handlers"
-}
-
-// ourRef locates one of our handlers: element i of the event array and,
-// for grouped files, handler j of that group's "hooks".
-type ourRef struct {
-	elem, handler int
-	groupOnly     bool // the group holds our handler and nothing else
-}
-
-// oursIn finds our handlers in the event array.
-func (f HookFile) oursIn(p *Parsed, arr *hujson.Array, h Hook) []ourRef {
-	var refs []ourRef
-	for i := range arr.Elements {
-		var v any
-		if decodeValue(&arr.Elements[i], &v) != nil {
-			continue
-		}
-		obj, _ := v.(map[string]any)
-		if obj == nil {
-			continue
-		}
-		if !f.Grouped {
-			if cmd, _ := obj["command"].(string); h.Ours(cmd) {
-				refs = append(refs, ourRef{elem: i, handler: -1, groupOnly: true})
-			}
-			continue
-		}
-		handlers, _ := obj["hooks"].([]any)
-		for j, hv := range handlers {
-			ho, _ := hv.(map[string]any)
-			if cmd, _ := ho["command"].(string); ho != nil && h.Ours(cmd) {
-				refs = append(refs, ourRef{elem: i, handler: j, groupOnly: len(handlers) == 1})
-			}
-		}
-	}
-	return refs
-}
-
-// sameJSON reports whether v decodes to the same value as want.
-func sameJSON(v *hujson.Value, want []byte) bool {
-	var got, exp any
-	if decodeValue(v, &got) != nil || json.Unmarshal(want, &exp) != nil {
-		return false
-	}
-	return reflect.DeepEqual(got, exp)
-}
-
-func decodeValue(v *hujson.Value, out any) error {
-	c := v.Clone()
-	c.Standardize()
-	return json.Unmarshal(c.Pack(), out)
-}
-
-func (f HookFile) replaceOurs(p *Parsed, e *editor, arr *hujson.Array, r ourRef, h Hook, entry []byte) error {
-	if r.groupOnly {
-		return e.replaceValue(&arr.Elements[r.elem], json.RawMessage(entry))
-	}
-	// Our handler shares a group with someone else's: replace the handler only.
-	group := arr.Elements[r.elem].Value.(*hujson.Object)
-	for _, m := range group.Members {
-		if m.Name.Value.(hujson.Literal).String() == "hooks" {
-			handlers := m.Value.Value.(*hujson.Array)
-			var grp map[string]json.RawMessage
-			if err := json.Unmarshal(entry, &grp); err != nil {
-				return err
-			}
-			var hs []json.RawMessage
-			if err := json.Unmarshal(grp["hooks"], &hs); err != nil || len(hs) != 1 {
-				return fmt.Errorf("our %s entry must hold one handler", f.Path)
-			}
-			return e.replaceValue(&handlers.Elements[r.handler], hs[0])
-		}
-	}
-	return nil
-}
-
-func (f HookFile) removeOurs(e *editor, arr *hujson.Array, r ourRef) {
-	if r.groupOnly {
-		e.removeElement(arr, r.elem)
-		return
-	}
-	group := arr.Elements[r.elem].Value.(*hujson.Object)
-	for _, m := range group.Members {
-		if m.Name.Value.(hujson.Literal).String() == "hooks" {
-			e.removeElement(m.Value.Value.(*hujson.Array), r.handler)
-		}
-	}
 }
 
 // member returns obj's member value named key, nil when absent. A key that
@@ -459,112 +300,6 @@ func (f HookFile) newFile(current []byte, h Hook) ([]byte, error) {
 	}
 	b.WriteByte('\n')
 	return b.Bytes(), nil
-}
-
-// finish applies the edits, then re-parses the result by the agent's rules
-// and checks that it equals the original plus exactly our change.
-func (f HookFile) finish(p *Parsed, e *editor, h Hook) ([]byte, error) {
-	out := e.apply()
-	q, err := f.ParseHookFile(out)
-	if err != nil {
-		return nil, fmt.Errorf("%s: internal error: the edited file does not parse (%v); nothing was written", f.Path, err)
-	}
-	want, err := f.expected(p.Doc, h)
-	if err != nil {
-		return nil, err
-	}
-	if !reflect.DeepEqual(normalize(want), normalize(q.Doc)) {
-		return nil, fmt.Errorf("%s: internal error: the edit changed more than our hook entry; nothing was written", f.Path)
-	}
-	return out, nil
-}
-
-// expected computes, on decoded values, what MergeHook must produce.
-func (f HookFile) expected(doc any, h Hook) (any, error) {
-	entryJSON, err := marshal(h.Entry)
-	if err != nil {
-		return nil, err
-	}
-	var entry any
-	if err := json.Unmarshal(entryJSON, &entry); err != nil {
-		return nil, err
-	}
-	doc = deepCopy(doc)
-	root := doc.(map[string]any)
-	hooks, _ := root["hooks"].(map[string]any)
-	if hooks == nil {
-		hooks = map[string]any{}
-		root["hooks"] = hooks
-	}
-	arr, _ := hooks[f.Event].([]any)
-	var out []any
-	placed := false
-	for _, el := range arr {
-		kept, isOurs := f.withoutOurs(el, h, entry, !placed)
-		if isOurs {
-			if !placed {
-				out = append(out, kept)
-				placed = true
-			} else if kept != nil {
-				out = append(out, kept)
-			}
-			continue
-		}
-		out = append(out, el)
-	}
-	if !placed {
-		out = append(out, entry)
-	}
-	hooks[f.Event] = out
-	return doc, nil
-}
-
-// withoutOurs returns el with our handlers upgraded (first) or removed
-// (later copies), and whether el held any of ours.
-func (f HookFile) withoutOurs(el any, h Hook, entry any, first bool) (any, bool) {
-	obj, _ := el.(map[string]any)
-	if obj == nil {
-		return el, false
-	}
-	if !f.Grouped {
-		cmd, _ := obj["command"].(string)
-		if !h.Ours(cmd) {
-			return el, false
-		}
-		if first {
-			return entry, true
-		}
-		return nil, true
-	}
-	handlers, _ := obj["hooks"].([]any)
-	found := false
-	var kept []any
-	for _, hv := range handlers {
-		ho, _ := hv.(map[string]any)
-		cmd, _ := ho["command"].(string)
-		if ho == nil || !h.Ours(cmd) {
-			kept = append(kept, hv)
-			continue
-		}
-		if found {
-			continue // a second of ours in one group is dropped
-		}
-		found = true
-		if len(handlers) == 1 {
-			if first {
-				return entry, true
-			}
-			return nil, true
-		}
-		if first {
-			kept = append(kept, entry.(map[string]any)["hooks"].([]any)[0])
-		}
-	}
-	if !found {
-		return el, false
-	}
-	obj["hooks"] = kept
-	return obj, true
 }
 
 func deepCopy(v any) any {

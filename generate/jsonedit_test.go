@@ -1,24 +1,27 @@
 package generate
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 )
 
-// TestMergeHookJSONC checks that a file the agent reads as JSONC keeps its
-// comments and trailing commas, and that our entry lands after them.
+// TestMergeHookJSONC checks that a file the agent reads as JSONC (Cursor's)
+// keeps its comments and trailing commas, and that our entry lands after
+// them.
 func TestMergeHookJSONC(t *testing.T) {
 	cases := []struct{ name, in, want string }{
 		{
 			name: "comment after the last member stays on its line",
-			in:   "{\n  \"hooks\": {\n    \"Stop\": [] // later\n  }\n}\n",
-			want: "{\n  \"hooks\": {\n    \"Stop\": [], // later\n    \"SessionStart\": [\n",
+			in:   "{\n  \"hooks\": {\n    \"stop\": [] // later\n  }\n}\n",
+			want: "{\n  \"hooks\": {\n    \"stop\": [], // later\n    \"preCompact\": [\n",
 		},
 		{
 			name: "trailing comma kept, entry appended after it",
-			in:   "{\n  \"hooks\": {\n    \"SessionStart\": [\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"x\"}]},\n    ],\n  },\n}\n",
-			want: "{\"hooks\": [{\"type\": \"command\", \"command\": \"x\"}]},\n      {\n",
+			in:   "{\n  \"hooks\": {\n    \"preCompact\": [\n      {\"command\": \"x\"},\n    ],\n  },\n}\n",
+			want: "{\"command\": \"x\"},\n      {\n",
 		},
 		{
 			name: "block comment inside an empty object kept",
@@ -28,14 +31,14 @@ func TestMergeHookJSONC(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			out, err := CodexHooks.MergeHook([]byte(c.in), CodexHook(5*time.Second))
+			out, err := CursorHooks.MergeHook([]byte(c.in), CursorNudge())
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !strings.Contains(string(out), c.want) {
 				t.Errorf("got:\n%s\nwant it to contain:\n%s", out, c.want)
 			}
-			again, err := CodexHooks.MergeHook(out, CodexHook(5*time.Second))
+			again, err := CursorHooks.MergeHook(out, CursorNudge())
 			if err != nil || string(again) != string(out) {
 				t.Errorf("second merge changed the file (err %v):\n%s", err, again)
 			}
@@ -100,5 +103,84 @@ func TestHookTimeout(t *testing.T) {
 		if got := HookTimeout(budget); got != want {
 			t.Errorf("HookTimeout(%s) = %d, want %d", budget, got, want)
 		}
+	}
+}
+
+// TestMergeHookPlacement covers where our handler ends up when the file
+// already holds copies of it in odd places.
+func TestMergeHookPlacement(t *testing.T) {
+	const old = `{"type": "command", "command": ".claude/hooks/kanbus-compaction-right-now.sh"}`
+	const cur = `{"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/kanbus-compaction-right-now.sh", "timeout": 10}`
+	const other = `{"type": "command", "command": "echo hi"}`
+	const entry = `{"matcher":"compact","hooks":[` + cur + `]}`
+	cases := []struct{ name, in, want string }{
+		{
+			name: "our handler under startup is moved out, the compact group kept",
+			in:   `{"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [` + other + `, ` + old + `]}, {"matcher": "compact", "hooks": [` + cur + `]}]}}`,
+			want: `{"hooks":{"SessionStart":[{"matcher":"startup","hooks":[` + other + `]},` + entry + `]}}`,
+		},
+		{
+			name: "our handler only under startup: removed there, a compact group appended",
+			in:   `{"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [` + other + `, ` + old + `]}]}}`,
+			want: `{"hooks":{"SessionStart":[{"matcher":"startup","hooks":[` + other + `]},` + entry + `]}}`,
+		},
+		{
+			name: "our handler in a compact group with someone else's is upgraded in place",
+			in:   `{"hooks": {"SessionStart": [{"matcher": "compact", "hooks": [` + other + `, ` + old + `]}]}}`,
+			want: `{"hooks":{"SessionStart":[{"matcher":"compact","hooks":[` + other + `,` + cur + `]}]}}`,
+		},
+		{
+			name: "two spellings in one group become our one group",
+			in:   `{"hooks": {"SessionStart": [{"matcher": "", "hooks": [` + old + `, {"type": "command", "command": "bash ./.claude/hooks/kanbus-compaction-right-now.sh"}]}]}}`,
+			want: `{"hooks":{"SessionStart":[` + entry + `]}}`,
+		},
+		{
+			name: "copies across groups and inside one group collapse to one",
+			in:   `{"hooks": {"SessionStart": [{"matcher": "compact", "hooks": [` + cur + `]}, {"matcher": "compact", "hooks": [` + cur + `, ` + cur + `]}]}}`,
+			want: `{"hooks":{"SessionStart":[` + entry + `]}}`,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := ClaudeSettings.MergeHook([]byte(c.in), ClaudeHook(5*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := compactJSON(t, out); got != compactJSON(t, []byte(c.want)) {
+				t.Errorf("got  %s\nwant %s", got, compactJSON(t, []byte(c.want)))
+			}
+			again, err := ClaudeSettings.MergeHook(out, ClaudeHook(5*time.Second))
+			if err != nil || string(again) != string(out) {
+				t.Errorf("second merge changed the file (err %v):\n%s\n%s", err, out, again)
+			}
+		})
+	}
+	for name, in := range map[string]string{
+		"hooks twice in a group": `{"hooks": {"SessionStart": [{"matcher": "compact", "hooks": [], "hooks": [` + other + `, ` + old + `]}]}}`,
+		"null file":              `null`,
+	} {
+		if _, err := ClaudeSettings.MergeHook([]byte(in), ClaudeHook(5*time.Second)); err == nil {
+			t.Errorf("%s: merged, want a refusal", name)
+		}
+	}
+}
+
+func compactJSON(t *testing.T, b []byte) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	return buf.String()
+}
+
+func TestMergeHookCommentBeforeTrailingComma(t *testing.T) {
+	in := "{\"hooks\": {\"preCompact\": [\n  {\"command\": \"x\"} /* a\n  b */,\n]}}\n"
+	out, err := CursorHooks.MergeHook([]byte(in), CursorNudge())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "/* a\n  b */,\n  {") {
+		t.Errorf("got:\n%s", out)
 	}
 }

@@ -238,9 +238,10 @@ func (e *editor) appendItem(container *hujson.Value, lastStart, lastEnd int, has
 	trailingComma := next < len(src) && src[next] == ','
 	at := restOfLine(src, lastEnd)
 	switch {
-	case trailingComma && at == lastEnd:
-		e.add(next+1, next+1, e.nl+indent+text)
 	case trailingComma:
+		// After the comma (wherever comments put it), and after anything
+		// else on the comma's line.
+		at = restOfLine(src, next+1)
 		e.add(at, at, e.nl+indent+text)
 	case at == lastEnd:
 		e.add(lastEnd, lastEnd, ","+e.nl+indent+text)
