@@ -11,9 +11,25 @@ import (
 	"strings"
 )
 
-// Root returns the repository root for dir: the git top level containing
-// it, else dir itself. It looks for a .git entry going up, without running git.
+// Root returns the repository root for the working directory dir: the git
+// top level containing it, else dir itself. It looks for a .git entry going
+// up, without running git.
 func Root(dir string) (string, error) {
+	abs, err := Dir(dir)
+	if err != nil {
+		return "", err
+	}
+	if top, ok := GitTop(abs); ok {
+		return top, nil
+	}
+	return abs, nil
+}
+
+// Dir returns dir as an absolute path, checking that it is a directory: the
+// repository root when the user names it with --dir (agents read project
+// settings from the directory they start in, so a subdirectory of a git
+// repository can be a project of its own).
+func Dir(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
@@ -24,9 +40,6 @@ func Root(dir string) (string, error) {
 	}
 	if !info.IsDir() {
 		return "", fmt.Errorf("%s: not a directory", abs)
-	}
-	if top, ok := GitTop(abs); ok {
-		return top, nil
 	}
 	return abs, nil
 }

@@ -22,10 +22,12 @@ var CodexHooks = HookFile{
 	Check:   checkCodexHooks,
 }
 
-// CodexCommand finds the wrapper from the session's working directory,
-// even when Codex was started in a subdirectory, and exits 0 when the
-// script is missing. Codex runs it with /bin/bash -c.
-const CodexCommand = `d=$(git rev-parse --show-toplevel 2>/dev/null) || d=.; [ ! -x "$d/` + CodexScript + `" ] || exec "$d/` + CodexScript + `"`
+// CodexCommand finds the wrapper from the session's working directory by
+// walking up to the nearest directory that has it, so it works when Codex
+// was started in a subdirectory and for a project inside a larger git
+// repository, without starting git; it exits 0 when the script is missing.
+// Codex runs it with /bin/bash -c.
+const CodexCommand = `d=$PWD; while [ "$d" != / ] && [ ! -x "$d/` + CodexScript + `" ]; do d=${d%/*}; d=${d:-/}; done; [ ! -x "$d/` + CodexScript + `" ] || exec "$d/` + CodexScript + `"`
 
 // CodexHook is our SessionStart group for Codex.
 func CodexHook(budget time.Duration) Hook {

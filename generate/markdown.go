@@ -29,6 +29,17 @@ func (b Block) text(nl string) string {
 	return b.begin() + nl + body + b.end() + nl
 }
 
+// NewerError says a file holds what a newer nowhook wrote: setup leaves it
+// alone rather than downgrade it.
+type NewerError struct {
+	Path        string
+	Found, Ours int // template versions
+}
+
+func (e *NewerError) Error() string {
+	return fmt.Sprintf("%s: written by a newer nowhook (template v%d; this one writes v%d)", e.Path, e.Found, e.Ours)
+}
+
 // BlockSpan is where a managed block sits in a file.
 type BlockSpan struct {
 	Start, End int // byte offsets of the begin line's start and after the end line
@@ -37,28 +48,88 @@ type BlockSpan struct {
 }
 
 // FindBlock locates the block named name in md, whatever its version.
+// Marker lines inside code fences are examples, not blocks.
 func FindBlock(md []byte, name string) (BlockSpan, bool, error) {
-	beginRE := regexp.MustCompile(`(?m)^<!-- nowhook:begin ` + regexp.QuoteMeta(name) + ` v(\d+) -->\r?$`)
-	endRE := regexp.MustCompile(`(?m)^<!-- nowhook:end ` + regexp.QuoteMeta(name) + ` -->(\r?\n|$)`)
-	all := beginRE.FindAllSubmatchIndex(md, -1)
-	if len(all) == 0 {
-		if endRE.Match(md) {
-			return BlockSpan{}, false, fmt.Errorf("has a nowhook:end %s marker without its begin marker", name)
+	beginRE := regexp.MustCompile(`^<!-- nowhook:begin ` + regexp.QuoteMeta(name) + ` v(\d+) -->$`)
+	endLine := "<!-- nowhook:end " + name + " -->"
+	var span BlockSpan
+	found, open := false, false
+	for _, l := range mdLines(md) {
+		if l.fenced {
+			continue
 		}
-		return BlockSpan{}, false, nil
+		switch {
+		case beginRE.MatchString(l.text):
+			if found || open {
+				return BlockSpan{}, false, fmt.Errorf("line %d: has the nowhook %s block twice; delete one copy", l.number, name)
+			}
+			v, _ := strconv.Atoi(beginRE.FindStringSubmatch(l.text)[1])
+			span, open = BlockSpan{Start: l.start, Version: v, Line: l.number}, true
+		case l.text == endLine:
+			if !open {
+				return BlockSpan{}, false, fmt.Errorf("line %d: has a nowhook:end %s marker without its begin marker", l.number, name)
+			}
+			span.End, open, found = l.end, false, true
+		}
 	}
-	if len(all) > 1 {
-		line := bytes.Count(md[:all[1][0]], []byte("\n")) + 1
-		return BlockSpan{}, false, fmt.Errorf("line %d: has the nowhook %s block twice; delete one copy", line, name)
+	if open {
+		return BlockSpan{}, false, fmt.Errorf("line %d: the nowhook %s block has no end marker (%s)", span.Line, name, endLine)
 	}
-	m := all[0]
-	v, _ := strconv.Atoi(string(md[m[2]:m[3]]))
-	loc := endRE.FindIndex(md[m[1]:])
-	if loc == nil {
-		line := bytes.Count(md[:m[0]], []byte("\n")) + 1
-		return BlockSpan{}, false, fmt.Errorf("line %d: the nowhook %s block has no end marker (<!-- nowhook:end %s -->)", line, name, name)
+	return span, found, nil
+}
+
+// mdLine is one line of a Markdown file.
+type mdLine struct {
+	text       string // without the line ending
+	start, end int    // offsets of the line and after its line ending
+	number     int
+	fenced     bool // inside a code fence, or a fence line itself
+}
+
+// mdLines splits md into lines and marks the ones in code fences
+// (CommonMark: ``` or ~~~, three or more, closed by at least as many of the
+// same character).
+func mdLines(md []byte) []mdLine {
+	var lines []mdLine
+	var fence string
+	for off, n := 0, 1; off < len(md); n++ {
+		next := len(md)
+		if i := bytes.IndexByte(md[off:], '\n'); i >= 0 {
+			next = off + i + 1
+		}
+		text := strings.TrimRight(string(md[off:next]), "\r\n")
+		if n == 1 {
+			text = strings.TrimPrefix(text, "\ufeff")
+		}
+		l := mdLine{text: text, start: off, end: next, number: n, fenced: fence != ""}
+		if marker := fenceMarker(text); marker != "" {
+			switch {
+			case fence == "":
+				fence, l.fenced = marker, true
+			case marker[0] == fence[0] && len(marker) >= len(fence) && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(text), marker[:1])) == "":
+				fence = ""
+			}
+		}
+		lines = append(lines, l)
+		off = next
 	}
-	return BlockSpan{Start: m[0], End: m[1] + loc[1], Version: v, Line: bytes.Count(md[:m[0]], []byte("\n")) + 1}, true, nil
+	return lines
+}
+
+// fenceMarker returns the run of ` or ~ that opens a fence on line, or "".
+func fenceMarker(line string) string {
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
+		return ""
+	}
+	n := 0
+	for n < len(t) && t[n] == t[0] {
+		n++
+	}
+	if n < 3 || (t[0] == '`' && strings.Contains(t[n:], "`")) {
+		return ""
+	}
+	return t[:n]
 }
 
 // MergeBlock returns md with block b present once and current. Nothing
@@ -77,6 +148,9 @@ func MergeBlock(path string, md []byte, b Block) ([]byte, error) {
 		return nil, &FileError{Path: path, Problem: err.Error(), Fix: "repair the markers by hand, then run nowhook setup again"}
 	}
 	text := b.text(nl)
+	if found && span.Version > b.Version {
+		return nil, &NewerError{Path: path, Found: span.Version, Ours: b.Version}
+	}
 	if found {
 		if string(md[span.Start:span.End]) == text {
 			return md, nil
@@ -121,34 +195,38 @@ func splice(b []byte, start, end int, text string) []byte {
 	return append(out, b[end:]...)
 }
 
-var fenceRE = regexp.MustCompile("^\\s{0,3}(```|~~~)")
-
-// headingEnd finds an ATX heading titled title (case-insensitive, outside
-// code fences) and returns the offset just after its line ending.
+// headingEnd finds a heading titled title (case-insensitive, ATX or
+// setext, outside code fences) and returns the offset just after it.
 func headingEnd(md []byte, title string) (int, bool) {
 	want := strings.ToLower(title)
-	inFence := false
-	off := 0
-	for off < len(md) {
-		end := bytes.IndexByte(md[off:], '\n')
-		next := len(md)
-		if end >= 0 {
-			next = off + end + 1
+	lines := mdLines(md)
+	for i, l := range lines {
+		if l.fenced || len(l.text)-len(strings.TrimLeft(l.text, " ")) > 3 {
+			continue
 		}
-		line := strings.TrimRight(string(md[off:next]), "\r\n")
-		if fenceRE.MatchString(line) {
-			inFence = !inFence
-		} else if !inFence {
-			t := strings.TrimSpace(line)
-			if strings.HasPrefix(t, "#") {
-				t = strings.TrimLeft(t, "#")
-				t = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(t), "#"))
-				if strings.ToLower(t) == want && len(line)-len(strings.TrimLeft(line, " ")) < 4 {
-					return next, true
-				}
+		t := strings.TrimSpace(l.text)
+		if h := strings.TrimLeft(t, "#"); len(t)-len(h) >= 1 && len(t)-len(h) <= 6 && (h == "" || h[0] == ' ' || h[0] == '\t') {
+			h = strings.TrimSpace(h)
+			if closing := strings.TrimRight(h, "#"); closing == "" || strings.HasSuffix(closing, " ") {
+				h = strings.TrimSpace(closing)
 			}
+			if strings.ToLower(h) == want {
+				return l.end, true
+			}
+			continue
 		}
-		off = next
+		if strings.ToLower(t) == want && i+1 < len(lines) && !lines[i+1].fenced && isSetextUnderline(lines[i+1].text) &&
+			(i == 0 || strings.TrimSpace(lines[i-1].text) == "") {
+			return lines[i+1].end, true
+		}
 	}
 	return 0, false
+}
+
+func isSetextUnderline(line string) bool {
+	t := strings.TrimSpace(line)
+	if t == "" || len(line)-len(strings.TrimLeft(line, " ")) > 3 {
+		return false
+	}
+	return strings.Trim(t, "=") == "" || strings.Trim(t, "-") == ""
 }

@@ -14,6 +14,11 @@ func TestMergeBlock(t *testing.T) {
 		{"CRLF", "# A\r\n", "# A\r\n\r\n## Compact Instructions\r\n\r\n<!-- nowhook:begin t v2 -->\r\nbody line\r\n<!-- nowhook:end t -->\r\n"},
 		{"heading in any case and level", "### compact instructions ###\nkeep x\n", "### compact instructions ###\n\n<!-- nowhook:begin t v2 -->\nbody line\n<!-- nowhook:end t -->\nkeep x\n"},
 		{"heading inside a fence is not a heading", "```\n# Compact Instructions\n```\n", "```\n# Compact Instructions\n```\n\n## Compact Instructions\n\n<!-- nowhook:begin t v2 -->"},
+		{"setext heading", "Compact Instructions\n====\nkeep\n", "Compact Instructions\n====\n\n<!-- nowhook:begin t v2 -->\nbody line\n<!-- nowhook:end t -->\nkeep\n"},
+		{"BOM before the heading", "\ufeff# Compact Instructions\n", "\ufeff# Compact Instructions\n\n<!-- nowhook:begin t v2 -->"},
+		{"no space after # is not a heading", "#Compact Instructions\n", "#Compact Instructions\n\n## Compact Instructions\n\n<!-- nowhook:begin t v2 -->"},
+		{"a longer fence is not closed by a shorter one", "````\n```\n# Compact Instructions\n````\n", "````\n```\n# Compact Instructions\n````\n\n## Compact Instructions\n"},
+		{"markers inside a fence are an example, not the block", "```\n<!-- nowhook:begin t v1 -->\nexample\n<!-- nowhook:end t -->\n```\n", "```\n<!-- nowhook:begin t v1 -->\nexample\n<!-- nowhook:end t -->\n```\n\n## Compact Instructions\n\n<!-- nowhook:begin t v2 -->"},
 		{"older version replaced in place", "a\n<!-- nowhook:begin t v1 -->\nold\n<!-- nowhook:end t -->\nb\n", "a\n<!-- nowhook:begin t v2 -->\nbody line\n<!-- nowhook:end t -->\nb\n"},
 	}
 	for _, c := range cases {

@@ -4,21 +4,44 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 )
 
-// writeDiff prints the plan as a unified diff, one file after another.
+// writeDiff prints the plan as a git-style unified diff, one file after
+// another, with the file modes, so that `git apply` reproduces the run.
 func (p *plan) writeDiff(w io.Writer) {
 	for _, c := range p.changes {
 		if !c.changed() {
 			continue
 		}
+		name := p.shown(c)
+		fmt.Fprintf(w, "diff --git a/%s b/%s\n", name, name)
+		switch {
+		case c.remove:
+			fmt.Fprintf(w, "deleted file mode %s\n", gitMode(c.oldMode))
+		case !c.existed:
+			fmt.Fprintf(w, "new file mode %s\n", gitMode(c.mode))
+		case c.mode != c.oldMode:
+			fmt.Fprintf(w, "old mode %s\nnew mode %s\n", gitMode(c.oldMode), gitMode(c.mode))
+		}
 		next := c.next
 		if c.remove {
 			next = nil
 		}
-		unifiedDiff(w, c.rel, c.old, next, c.existed, !c.remove)
+		if c.existed && !c.remove && bytes.Equal(c.old, next) {
+			continue // a mode change only
+		}
+		unifiedDiff(w, name, c.old, next, c.existed, !c.remove)
 	}
+}
+
+// gitMode writes a file mode as git does: 100755 or 100644.
+func gitMode(m fs.FileMode) string {
+	if m&0o111 != 0 {
+		return "100755"
+	}
+	return "100644"
 }
 
 const diffContext = 3

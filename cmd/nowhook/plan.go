@@ -17,6 +17,7 @@ type change struct {
 	target  string      // the file written: the final target when rel is a symlink
 	old     []byte      // current content; nil when absent
 	existed bool        // whether target exists
+	oldMode fs.FileMode // current mode, when it exists
 	next    []byte      // planned content
 	mode    fs.FileMode // mode to write with
 	remove  bool        // delete the file instead of writing it
@@ -26,7 +27,7 @@ func (c *change) changed() bool {
 	if c.remove {
 		return c.existed
 	}
-	return !c.existed || !bytes.Equal(c.old, c.next)
+	return !c.existed || !bytes.Equal(c.old, c.next) || c.mode != c.oldMode
 }
 
 // status says what the plan does to the file, for the summary.
@@ -77,7 +78,7 @@ func (p *plan) file(rel string) (*change, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: cannot be read: %w; fix its permissions, then run nowhook again", rel, err)
 		}
-		c.old, c.existed, c.mode = b, true, info.Mode().Perm()
+		c.old, c.existed, c.mode, c.oldMode = b, true, info.Mode().Perm(), info.Mode().Perm()
 	case errors.Is(err, fs.ErrNotExist):
 	default:
 		return nil, fmt.Errorf("%s: %w", rel, err)
@@ -130,6 +131,15 @@ func resolve(path string) (string, error) {
 		path = link
 	}
 	return "", errors.New("too many levels of symbolic links")
+}
+
+// shown is the name a diff uses for c: the file really written, relative
+// to the root, so that a patch tool can apply it to a symlinked name too.
+func (p *plan) shown(c *change) string {
+	if r := relTo(p.root, c.target); !filepath.IsAbs(r) {
+		return r
+	}
+	return c.rel
 }
 
 // relTo shows path relative to root where it lies inside it.

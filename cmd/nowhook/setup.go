@@ -43,7 +43,7 @@ func runSetup(args []string, io stdio) int {
 	var o setupOptions
 	fs := flag.NewFlagSet("nowhook setup", flag.ContinueOnError)
 	fs.SetOutput(io.err)
-	fs.StringVar(&o.dir, "dir", ".", "the repository (default: the git top level of the working directory)")
+	fs.StringVar(&o.dir, "dir", "", "the repository (default: the git top level of the working directory, else the working directory)")
 	fs.BoolVar(&o.yes, "yes", false, "accept the detected defaults without asking")
 	fs.StringVar(&o.agents, "agents", "", "comma-separated agent[=mode] list: agents "+strings.Join(detect.Names(), ", ")+"; modes reinject, ondemand, nudge")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print a unified diff of every change and write nothing")
@@ -77,14 +77,10 @@ func runSetup(args []string, io stdio) int {
 			return exitUsage
 		}
 	}
-	if o.trustCodex {
-		// Before anything is written: the trust step needs codex.
-		if _, err := findCodex(); err != nil {
-			fmt.Fprintf(io.err, "nowhook setup: --trust-codex: %v\nNothing was written.\n", err)
-			return exitFailed
-		}
+	root, err := detect.Root(".")
+	if o.dir != "" {
+		root, err = detect.Dir(o.dir)
 	}
-	root, err := detect.Root(o.dir)
 	if err != nil {
 		fmt.Fprintf(io.err, "nowhook setup: --dir: %v\n", err)
 		return exitUsage
@@ -126,11 +122,25 @@ func defaultChoices(found detect.Findings) []detect.Choice {
 // setup plans, checks and writes; every line after the options are
 // decided is shared by the wizard and --yes.
 func setup(o setupOptions, found detect.Findings, choices []detect.Choice, io stdio) int {
+	if o.trustCodex && !codexHooked(choices) {
+		fmt.Fprintln(io.err, "nowhook setup: --trust-codex: no Codex hook is being set up (add codex to --agents, in mode reinject)\nNothing was written.")
+		return exitUsage
+	}
+	if o.trustCodex && !o.dryRun {
+		// Before anything is written: the trust step needs codex.
+		if _, err := findCodex(); err != nil {
+			fmt.Fprintf(io.err, "nowhook setup: --trust-codex: %v\nNothing was written.\n", err)
+			return exitFailed
+		}
+	}
 	if len(found.Detected()) == 0 && o.agents == "" {
 		fmt.Fprintln(io.out, "No agent detected; configuring claude and codex.")
 	}
 	p := newPlan(found.Root)
 	files, err := planSetup(p, o, choices)
+	if err == nil {
+		err = p.check()
+	}
 	if err != nil {
 		fmt.Fprintf(io.err, "nowhook setup: %v\nNothing was written.\n", err)
 		return exitFailed
@@ -214,7 +224,14 @@ func hookFile(f generate.HookFile, hook func(setupOptions) generate.Hook) genera
 
 func markdown(b generate.Block) generator {
 	return func(p *plan, rel string, o setupOptions) (*change, error) {
-		return p.edit(rel, func(cur []byte) ([]byte, error) { return generate.MergeBlock(rel, cur, b) })
+		return p.edit(rel, func(cur []byte) ([]byte, error) {
+			next, err := generate.MergeBlock(rel, cur, b)
+			if newer := (*generate.NewerError)(nil); errors.As(err, &newer) {
+				p.note("%v; left it alone (upgrade nowhook).", newer)
+				return cur, nil
+			}
+			return next, err
+		})
 	}
 }
 
@@ -226,7 +243,11 @@ func script(body func(setupOptions) string) generator {
 		if err != nil {
 			return nil, err
 		}
-		state, _ := generate.InspectScript(c.old)
+		state, version := generate.InspectScript(c.old)
+		if (state == generate.ScriptOurs || state == generate.ScriptModified) && version > templates.Version {
+			p.note("%v; left it alone (upgrade nowhook).", &generate.NewerError{Path: rel, Found: version, Ours: templates.Version})
+			return c, nil
+		}
 		switch state {
 		case generate.ScriptModified:
 			if !o.force {
@@ -242,7 +263,8 @@ func script(body func(setupOptions) string) generator {
 			p.note("%s was Kanbus's hand-copied example wrapper; replaced it with nowhook's.", rel)
 		}
 		c.next = generate.Script(body(o), templates.Version)
-		c.mode = c.mode | 0o755
+		// Executable whatever it was: a hook that cannot run fails.
+		c.mode = c.oldMode | 0o755
 		if !c.existed {
 			c.mode = 0o755
 		}

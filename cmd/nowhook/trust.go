@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,6 +20,16 @@ const trustTimeout = 30 * time.Second
 // trustHint is printed when Codex hooks were written without --trust-codex.
 const trustHint = "Codex skips untrusted hooks without a word; to trust ours, run: nowhook setup --yes --agents codex --trust-codex"
 
+// codexHooked reports whether the choices set up a Codex hook.
+func codexHooked(choices []detect.Choice) bool {
+	for _, c := range choices {
+		if c.Platform.Name == "codex" && c.Mode == detect.Reinject {
+			return true
+		}
+	}
+	return false
+}
+
 // findCodex finds the codex that --trust-codex talks to.
 func findCodex() (string, error) {
 	codex, err := codexapp.Find(nil)
@@ -34,16 +43,7 @@ func findCodex() (string, error) {
 // our Codex hook and of the project, when asked; otherwise it tells how to
 // do it later. It returns the line to print.
 func trustCodex(o setupOptions, root string, choices []detect.Choice, io stdio) (string, error) {
-	configured := false
-	for _, c := range choices {
-		if c.Platform.Name == "codex" && c.Mode == detect.Reinject {
-			configured = true
-		}
-	}
-	if !configured {
-		if o.trustCodex {
-			return "", errors.New("no Codex hook was configured (use --agents codex)")
-		}
+	if !codexHooked(choices) {
 		return "", nil
 	}
 	if !o.trustCodex {

@@ -16,7 +16,7 @@ func (p *plan) check() error {
 		if !c.changed() {
 			continue
 		}
-		if c.existed && c.mode&0o222 == 0 {
+		if c.existed && c.oldMode&0o222 == 0 {
 			return fmt.Errorf("%s: is read-only; make it writable (chmod u+w %s), then run nowhook again", c.rel, c.rel)
 		}
 		if !c.remove && isTextFile(c.rel) && !utf8.Valid(c.next) {
@@ -35,6 +35,9 @@ func (p *plan) check() error {
 			}
 			if !errors.Is(err, fs.ErrNotExist) || filepath.Dir(dir) == dir {
 				return fmt.Errorf("%s: %w", c.rel, err)
+			}
+			if info, lerr := os.Lstat(dir); lerr == nil && info.Mode()&fs.ModeSymlink != 0 {
+				return fmt.Errorf("%s: %s is a symbolic link to a directory that does not exist; create its target or remove the link, then run nowhook again", c.rel, relTo(p.root, dir))
 			}
 		}
 	}
@@ -106,7 +109,11 @@ func mkdirs(dir string) ([]string, error) {
 	}
 	var made []string
 	for i := len(missing) - 1; i >= 0; i-- {
-		if err := os.Mkdir(missing[i], 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		err := os.Mkdir(missing[i], 0o755)
+		if errors.Is(err, fs.ErrExist) {
+			continue // not ours to remove on rollback
+		}
+		if err != nil {
 			return made, err
 		}
 		made = append(made, missing[i])

@@ -51,7 +51,7 @@ CODEX_HOME.)
 Exit status: 0 when no check found an error, 1 when one did, 2 for usage.
 
 Flags:
-  --dir DIR   the repository (default: the git top level of the working directory)
+  --dir DIR   the repository (default: the git top level of the working directory, else the working directory)
   --json      print the findings as a JSON array of {check, agent, severity, message, fix, path}
 `
 
@@ -74,10 +74,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	dirGiven := *dir != ""
-	if !dirGiven {
-		*dir = "."
+	root, err := detect.Root(".")
+	if dirGiven {
+		root, err = detect.Dir(*dir)
 	}
-	root, err := detect.Root(*dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "nowhook doctor: --dir: %v\n", err)
 		return exitUsage
