@@ -115,22 +115,42 @@ def main():
         if isinstance(payload.get("cwd"), str):
             cwd = payload["cwd"]
 
-    # The project: .kanbus.yml, walking up to the git root.
+    # The project: .kanbus.yml, walking up to the git root, from each
+    # start as given, then through its symlinks.
+    def here():
+        try:
+            wd = os.getcwd()
+        except OSError:
+            return ""
+        pwd = os.environ.get("PWD", "")
+        try:
+            if pwd and os.path.isabs(pwd) and os.path.samefile(pwd, wd):
+                return pwd
+        except OSError:
+            pass
+        return wd
+
+    def walk(d):
+        while True:
+            if os.path.isfile(os.path.join(d, ".kanbus.yml")):
+                return d
+            if os.path.lexists(os.path.join(d, ".git")):
+                return None
+            parent = os.path.dirname(d)
+            if parent == d:
+                return None
+            d = parent
+
     project = None
-    for top in (os.environ.get("CLAUDE_PROJECT_DIR", ""), cwd, os.getcwd()):
+    for top in (os.environ.get("CLAUDE_PROJECT_DIR", ""), cwd, None):
+        if top is None:
+            top = here()
         if not top:
             continue
         d = os.path.abspath(top)
-        while True:
-            if os.path.isfile(os.path.join(d, ".kanbus.yml")):
-                project = d
-                break
-            if os.path.lexists(os.path.join(d, ".git")):
-                break
-            parent = os.path.dirname(d)
-            if parent == d:
-                break
-            d = parent
+        project = walk(d)
+        if not project and os.path.realpath(d) != d:
+            project = walk(os.path.realpath(d))
         if project:
             break
     if not project:
@@ -153,7 +173,7 @@ def main():
         try:
             p = subprocess.Popen(argv, cwd=project, stdin=subprocess.DEVNULL,
                                  stdout=subprocess.PIPE,
-                                 stderr=None if debug else subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL,
                                  start_new_session=True)
         except OSError as e:
             log("cannot start %s: %s" % (prog, e))
@@ -268,9 +288,14 @@ except BaseException as e:
         sys.stderr.write("nowhook reminder (python3): internal error: %r\n" % (e,))
 os._exit(0)
 '
-if command -v timeout >/dev/null 2>&1; then
-	timeout -k 1 @TIMEOUT_SECONDS@ python3 -c "$reminder" @TIMEOUT_SECONDS@
-else
-	python3 -c "$reminder" @TIMEOUT_SECONDS@
-fi
+command -v timeout >/dev/null 2>&1 || exec python3 -c "$reminder" @TIMEOUT_SECONDS@
+# timeout puts itself in a process group of its own, where a signal to the
+# hook's group would miss it: pass a stop on, then exit 0. (In the
+# background, stdin would be /dev/null: hand the payload over on fd 3.)
+exec 3<&0
+timeout -k 1 @TIMEOUT_SECONDS@ python3 -c "$reminder" @TIMEOUT_SECONDS@ <&3 3<&- &
+pid=$!
+exec 3<&-
+trap 'kill -TERM "$pid" 2>/dev/null; wait "$pid"; exit 0' TERM INT HUP
+wait "$pid"
 exit 0

@@ -18,6 +18,7 @@
 //	  hang-orphan  start such a child, then hang
 //	  linger       print the payload, close stdout, then hang
 //	  big          print a valid 20 MB JSON array
+//	  noisy        write 256 KiB to stderr, then print the payload
 //	FAKE_KBS_DELAY        sleep this long before anything else
 //	FAKE_KBS_LOG          append one line per call: "dir=CWD args=ARGS"
 //	FAKE_KBS_PIDS         append the pid of every process the fake runs
@@ -97,6 +98,15 @@ func Main() int {
 		return 0
 	case "big":
 		return printBig(20 << 20)
+	case "noisy":
+		// More than a pipe holds: a reader that stops early blocks us.
+		line := strings.Repeat("warning: noise ", 63) + "\n"
+		for i := 0; i < 256; i++ {
+			if _, err := os.Stderr.WriteString(line); err != nil {
+				return 1
+			}
+		}
+		return printFile(payload)
 	}
 	fmt.Fprintf(os.Stderr, "fake kbs: unknown FAKE_KBS_MODE %q\n", mode)
 	return 1

@@ -232,3 +232,23 @@ func TestGoMatchesPython(t *testing.T) {
 		})
 	}
 }
+
+// TestSymlinkedStartBothPaths checks that a start directory reached through
+// a symlink into a subdirectory of the project is found by every path.
+func TestSymlinkedStartBothPaths(t *testing.T) {
+	proj := project(t)
+	mkdir(t, filepath.Join(proj, "sub", "deeper"))
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(filepath.Join(proj, "sub", "deeper"), link); err != nil {
+		t.Fatal(err)
+	}
+	payload := "FAKE_KBS_PAYLOAD=" + abs(t, filepath.Join(fixtures, "basic.json"))
+	want := expected(t, "basic.expected.txt")
+	wrapper := writeWrapper(t, 5*time.Second)
+	for _, wp := range wrapperPaths {
+		out, errOut := runWrapper(t, wrapper, toolDir(t, wp.tools...), compactPayload, "CLAUDE_PROJECT_DIR="+link, payload)
+		if out != want {
+			t.Errorf("%s, CLAUDE_PROJECT_DIR a symlink into the project: got %q, want the reminder\n%s", wp.name, out, errOut)
+		}
+	}
+}

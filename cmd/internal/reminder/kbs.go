@@ -61,7 +61,7 @@ func call(prog string, args []string, dir string, deadline time.Time, stop <-cha
 			defer er.Close()
 			cmd.Stderr = ew
 			defer func() { log.printf("%s stderr: %q", prog, drain(stderr)) }()
-			stderr = readChunks(er, 16<<10)
+			stderr = readHead(er, 16<<10)
 		}
 	}
 	err = cmd.Start()

@@ -44,6 +44,10 @@ const (
 // returns 0.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	log := logger{w: stderr, on: os.Getenv("NOWHOOK_DEBUG") != ""}
+	if log.on {
+		// Diagnostics to a reader that went away must not kill the hook.
+		signal.Ignore(syscall.SIGPIPE)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			log.printf("internal error, printing nothing: %v", r)
@@ -245,6 +249,16 @@ func tooLarge(data []byte) error {
 // bytes, sending what it reads; the channel closes at the end. The caller
 // may stop receiving at any time: the process exits soon after.
 func readChunks(r io.Reader, limit int) <-chan []byte {
+	return readChunksThen(r, limit, false)
+}
+
+// readHead is readChunks that goes on reading, and dropping, past limit,
+// so that the writer never blocks on a full pipe.
+func readHead(r io.Reader, limit int) <-chan []byte {
+	return readChunksThen(r, limit, true)
+}
+
+func readChunksThen(r io.Reader, limit int, discardRest bool) <-chan []byte {
 	c := make(chan []byte, 64)
 	go func() {
 		defer close(c)
@@ -253,12 +267,18 @@ func readChunks(r io.Reader, limit int) <-chan []byte {
 			buf := make([]byte, 64<<10)
 			k, err := r.Read(buf)
 			if k > 0 {
+				if k > limit-n {
+					k = limit - n
+				}
 				n += k
 				c <- buf[:k]
 			}
 			if err != nil {
 				return
 			}
+		}
+		if discardRest {
+			_, _ = io.Copy(io.Discard, r)
 		}
 	}()
 	return c
@@ -276,22 +296,36 @@ func findProject(log logger, starts ...string) string {
 		if err != nil {
 			continue
 		}
-		for {
-			if fi, err := os.Stat(filepath.Join(dir, ".kanbus.yml")); err == nil && fi.Mode().IsRegular() {
-				log.printf("project: %s", dir)
-				return dir
+		if found := walkToProject(dir); found != "" {
+			log.printf("project: %s", found)
+			return found
+		}
+		// A symlink into a subdirectory: walk up the real path too.
+		if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
+			if found := walkToProject(real); found != "" {
+				log.printf("project: %s", found)
+				return found
 			}
-			if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-				break
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
 		}
 	}
 	return ""
+}
+
+// walkToProject looks for .kanbus.yml from dir up to the git root.
+func walkToProject(dir string) string {
+	for {
+		if fi, err := os.Stat(filepath.Join(dir, ".kanbus.yml")); err == nil && fi.Mode().IsRegular() {
+			return dir
+		}
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return ""
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
 }
 
 // findKbs resolves $KBS when it is set, else kbs, else kanbus, to an

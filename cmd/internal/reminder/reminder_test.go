@@ -94,6 +94,7 @@ func TestKbsBehaviours(t *testing.T) {
 		{"hang with a child holding stdout", kbsCall{mode: "hang-orphan", budget: time.Second}, "", []string{plain}, "out of time", 2},
 		{"child left holding stdout", kbsCall{mode: "orphan"}, "basic.expected.txt", []string{plain}, "", 2},
 		{"closes stdout, then lingers", kbsCall{mode: "linger", budget: time.Second}, "basic.expected.txt", []string{plain}, "had not exited at the deadline", 1},
+		{"256 KiB on stderr, read by the debug log", kbsCall{mode: "noisy"}, "basic.expected.txt", []string{plain}, "stderr", 1},
 		{"too late to retry", kbsCall{mode: "fail", delay: "500ms", budget: 1200 * time.Millisecond}, "", []string{plain}, "exit status 1", 1},
 	}
 	for _, c := range cases {

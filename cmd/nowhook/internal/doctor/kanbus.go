@@ -126,6 +126,9 @@ var kanbusQueryCheck = check{"kanbus.query", func(d *doctor, _ *agent) []Finding
 		f.Severity = Error
 		f.Message = fmt.Sprintf("`%s` did not answer within the hook's budget of %s, so the hook prints nothing", cmd, q.budget)
 		f.Fix = fmt.Sprintf("time `%s` in %s; if it is slow but works, %s", cmd, d.show(q.dir), d.setupFix("", "--timeout "+nextBudget(q.budget)))
+		if q.budget >= maxBudget {
+			f.Fix = fmt.Sprintf("time `%s` in %s: it takes longer than the largest budget a hook may have (%s); make it faster, e.g. configure Kanbus without AI summaries so the hook's --raw retry answers", cmd, d.show(q.dir), maxBudget)
+		}
 	case first.exit != 0 && isNoAI(first.stderr):
 		raw := q.raw
 		switch {
@@ -255,9 +258,12 @@ func round(t time.Duration) string {
 	return fmt.Sprintf("%.2fs", t.Seconds())
 }
 
+// maxBudget is the largest budget setup allows.
+const maxBudget = 30 * time.Second
+
 // nextBudget suggests a larger budget, within setup's 1s–30s.
 func nextBudget(b time.Duration) string {
-	return min(max(2*b, 10*time.Second), 30*time.Second).String()
+	return min(max(2*b, 10*time.Second), maxBudget).String()
 }
 
 // queryDir is where the hook runs kbs: the directory of .kanbus.yml.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
 	"github.com/nowhook/nowhook/detect"
+	"github.com/nowhook/nowhook/generate"
 )
 
 // The live check runs each installed hook the way its agent would: the
@@ -62,14 +63,21 @@ type slowResults struct {
 	live         []*liveJob
 }
 
-// overallLimit bounds everything doctor runs, whatever the hooks do.
-const overallLimit = 15 * time.Second
+// overallSlack bounds everything doctor runs, whatever the hooks do: the
+// longest hook budget plus this (15 s in all with the default 5 s budget).
+const overallSlack = 10 * time.Second
 
 // startSlow starts the query, the live runs and codex app-server, and
 // returns the function that waits for them and removes the fake kbs.
 func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
-	ctx, cancel := context.WithTimeout(ctx, overallLimit)
 	budget := d.budget()
+	longest := budget
+	for _, s := range []string{generate.ClaudeScript, generate.CodexScript} {
+		if b, ok := scriptBudget(filepath.Join(d.root, s)); ok && b > longest {
+			longest = b
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, longest+overallSlack)
 	if d.kanbus.Config != "" {
 		if prog, _ := d.findKbs(); prog != "" {
 			d.slow.query = start(func() kbsQuery { return d.runQuery(ctx, prog, d.queryDir(), budget) })
@@ -115,7 +123,8 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 			}
 			job.limit = d.limit
 			if job.limit == 0 {
-				job.limit = min(job.budget+2*time.Second, 8*time.Second)
+				// The hanging-kbs run takes the whole budget: wait for it.
+				job.limit = job.budget + 2*time.Second
 			}
 			if t, ok := h.obj["timeout"].(json.Number); ok {
 				job.timeout = t.String()
@@ -388,6 +397,10 @@ func (d *doctor) judge(job *liveJob, r liveRun, items int) (sev Severity, text s
 	if res.leftover {
 		sev = Error
 		notes = append(notes, "left processes running after it exited (killed)")
+	}
+	if res.heldOutput && !res.leftover && !res.killed {
+		sev = Error
+		notes = append(notes, "left a process outside its process group holding its output open after it exited: the agent waits for that process")
 	}
 	if len(r.strays) > 0 {
 		sev = Error

@@ -3,6 +3,7 @@ package doctor
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os/exec"
 	"sync"
 	"syscall"
@@ -49,6 +50,10 @@ type procResult struct {
 	// leftover is set when the program's process group still had
 	// processes after it exited (they were killed).
 	leftover bool
+	// heldOutput is set when something still held the program's output
+	// open after it exited (a process that left its group, e.g. through
+	// setsid): an agent reading the hook's output would wait for it.
+	heldOutput bool
 }
 
 // maxOutput bounds what doctor keeps of a program's output.
@@ -90,7 +95,9 @@ func runProc(ctx context.Context, p proc) procResult {
 		killedMu.Unlock()
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	}()
-	_ = cmd.Wait()
+	if err := cmd.Wait(); errors.Is(err, exec.ErrWaitDelay) {
+		r.heldOutput = true
+	}
 	r.elapsed = time.Since(began)
 	close(done)
 	killedMu.Lock()
