@@ -244,6 +244,15 @@ def main():
             return ""
         return blank.sub(" ", surrogate.sub("\ufffd", v)).strip(" ")
 
+    def extends(c):
+        # A mark, joiner, variation selector, emoji modifier or tag
+        # completes the character before it: never cut between them.
+        import unicodedata
+        o = ord(c)
+        return (unicodedata.category(c) in ("Mn", "Me", "Mc") or o == 0x200D
+                or 0xFE00 <= o <= 0xFE0F or 0x1F3FB <= o <= 0x1F3FF
+                or 0xE0020 <= o <= 0xE007F)
+
     lines = []
     for it in items:
         if not isinstance(it, dict):
@@ -257,7 +266,10 @@ def main():
             p, clean(it.get("status")) or "?", clean(it.get("id")) or "?",
             clean(it.get("title")), clean(it.get("right_now_summary")) or "(no right-now summary)")
         if len(line) > 300:
-            line = line[:299] + "\u2026"
+            k = 299
+            while k > 0 and (extends(line[k]) or line[k - 1] == "\u200d"):
+                k -= 1
+            line = line[:k] + "\u2026"
         lines.append(line)
     if not lines:
         return

@@ -2,6 +2,7 @@ package reminder
 
 import (
 	"strconv"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -132,21 +133,39 @@ func appendClean(dst []byte, s string) []byte {
 }
 
 // cutLine cuts the line that starts at dst[start] to maxLineLen characters,
-// the last being "…".
+// the last being "…". The cut never splits a character from the marks,
+// joiners and modifiers that complete it (an accent, an emoji sequence).
 func cutLine(dst []byte, start int) []byte {
 	line := dst[start:]
 	if len(line) <= maxLineLen {
 		return dst // fewer bytes than the limit: fewer characters too
 	}
-	n, cut := 0, -1
-	for i := range string(line) {
-		if n == maxLineLen-1 {
-			cut = i
-		}
-		n++
+	var offs [maxLineLen + 1]int
+	var runes [maxLineLen + 1]rune
+	n := 0
+	for i, r := range string(line) {
 		if n > maxLineLen {
-			return append(dst[:start+cut], "…"...)
+			break
 		}
+		offs[n], runes[n] = i, r
+		n++
 	}
-	return dst
+	if n <= maxLineLen {
+		return dst
+	}
+	k := maxLineLen - 1
+	for k > 0 && (extends(runes[k]) || runes[k-1] == zeroWidthJoiner) {
+		k--
+	}
+	return append(dst[:start+offs[k]], "…"...)
+}
+
+const zeroWidthJoiner = '\u200d'
+
+// extends reports whether r belongs to the character before it: a
+// combining mark, a joiner, a variation selector, an emoji modifier or tag.
+// (The python3 fallback in the wrapper has the same rule.)
+func extends(r rune) bool {
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc) || r == zeroWidthJoiner ||
+		(r >= 0xFE00 && r <= 0xFE0F) || (r >= 0x1F3FB && r <= 0x1F3FF) || (r >= 0xE0020 && r <= 0xE007F)
 }

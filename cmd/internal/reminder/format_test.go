@@ -263,3 +263,25 @@ func TestParsePayload(t *testing.T) {
 		}
 	}
 }
+
+// TestCutKeepsCharactersWhole checks that the 300-character cut never ends
+// inside an emoji sequence or between a letter and its accent.
+func TestCutKeepsCharactersWhole(t *testing.T) {
+	for pad := 240; pad < 262; pad++ {
+		for _, tail := range []string{strings.Repeat("👨\u200d👩\u200d👧\u200d👦", 15), strings.Repeat("e\u0301", 60), strings.Repeat("👍🏽", 40)} {
+			line := string(cutLine([]byte("- "+strings.Repeat("x", pad)+tail), 0))
+			body := strings.TrimSuffix(line, "…")
+			if body == line {
+				t.Fatalf("pad %d: not cut: %q", pad, line)
+			}
+			last, _ := utf8.DecodeLastRuneInString(body)
+			next, _ := utf8.DecodeRuneInString(strings.TrimPrefix(("- " + strings.Repeat("x", pad) + tail), body))
+			if last == '\u200d' || extends(next) {
+				t.Errorf("pad %d: cut splits a character: ends %q, next %q", pad, last, next)
+			}
+			if n := utf8.RuneCountInString(line); n > maxLineLen {
+				t.Errorf("pad %d: %d characters", pad, n)
+			}
+		}
+	}
+}

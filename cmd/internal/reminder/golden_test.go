@@ -189,6 +189,12 @@ func TestGoMatchesPython(t *testing.T) {
 		"cut at 300": many(2, func(i int) string {
 			return obj(fmt.Sprintf(`"id":"c%d","title":"%s"`, i, strings.Repeat("x", 270+i*20)))
 		}),
+		"cut inside an emoji sequence": many(8, func(i int) string {
+			return obj(fmt.Sprintf(`"id":"z%d","title":"%s%s"`, i, strings.Repeat("x", 250+i), strings.Repeat("👨‍👩‍👧‍👦", 12)))
+		}),
+		"cut before a combining accent": many(4, func(i int) string {
+			return obj(fmt.Sprintf(`"id":"a%d","title":"%s%s"`, i, strings.Repeat("x", 270+i), strings.Repeat("e\u0301", 40)))
+		}),
 		"whitespace":        " \r\n\t[ {\"id\" : \"ws\" } ] \n",
 		"trailing garbage":  `[{"id":"t"}] x`,
 		"two values":        `[{"id":"t"}][]`,
