@@ -59,6 +59,7 @@ type liveJob struct {
 type slowResults struct {
 	codex        *future[codexListing]
 	codexSkipped string // why codex app-server was not asked
+	liveSkipped  string // why the live runs could not start, if so
 	query        *future[kbsQuery]
 	live         []*liveJob
 }
@@ -114,6 +115,7 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 				var err error
 				if tmp, err = os.MkdirTemp("", "nowhook-doctor-"); err != nil {
 					tmp = ""
+					d.slow.liveSkipped = "cannot make a temporary directory for the fake kbs: " + err.Error()
 					continue
 				}
 			}
@@ -315,6 +317,11 @@ var liveCheck = check{"live", func(d *doctor, _ *agent) []Finding {
 	var items = -1
 	if d.slow.query != nil {
 		items = d.slow.query.wait().items()
+	}
+	if d.slow.liveSkipped != "" {
+		out = append(out, Finding{Check: "live", Severity: Warn,
+			Message: "did not run the installed hooks: " + d.slow.liveSkipped,
+			Fix:     "point TMPDIR at a writable directory, then run nowhook doctor again"})
 	}
 	for _, job := range d.slow.live {
 		f := Finding{Check: "live." + job.a.p.Name, Agent: job.a.p.Name, Path: job.h.file.show}
