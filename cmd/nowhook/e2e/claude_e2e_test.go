@@ -53,50 +53,37 @@ func TestClaudeDoctorAcceptsSettings(t *testing.T) {
 // TestClaudeManualCompactReinjects: hello, /compact, follow-up in one
 // stream-json session; the request after the summary carries the reminder.
 func TestClaudeManualCompactReinjects(t *testing.T) {
-	bin := findClient(t, "CLAUDE_BIN", "claude")
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
-	s := newSandbox(t, kbsFixture)
-	m := newAnthropicMock(t)
-	env := claudeEnv(s, m)
-	clientVersion(t, ctx, env, bin)
-	setupClaude(t, ctx, s)
-
-	sess := runClaudeSession(t, ctx, bin, env, s.repo, []string{"hello", "/compact", "What was I working on?"})
-	reqs := m.requests()
-	dumpRequests(t, reqs)
-	checkReinjected(t, reqs, expectedReminder(t))
-	if len(sess.compactions) != 1 || sess.compactions[0] != "manual" {
-		t.Errorf("compact_boundary triggers = %q, want [manual]", sess.compactions)
-	}
-	if n := len(sess.compactHookRuns()); n != 1 {
-		t.Errorf("SessionStart:compact hook ran %d times, want 1", n)
-	}
-	if n := s.kbsCalls(t); n != 1 {
-		t.Errorf("kbs ran %d times, want 1", n)
-	}
+	checkClaudeCompaction(t, false, []string{"hello", "/compact", "What was I working on?"}, "manual")
 }
 
 // TestClaudeAutoCompactReinjects: the mock reports a nearly full context
 // window; the next turn compacts on its own and the request after the
 // summary carries the reminder.
 func TestClaudeAutoCompactReinjects(t *testing.T) {
+	checkClaudeCompaction(t, true, []string{"hello", "What was I working on?"}, "auto")
+}
+
+// checkClaudeCompaction runs one session of prompts after setup and checks
+// that it compacted once with trigger, that the compact hook and kbs ran
+// once, and that the request after the summary carries the reminder.
+func checkClaudeCompaction(t *testing.T, highUsage bool, prompts []string, trigger string) {
+	t.Helper()
 	bin := findClient(t, "CLAUDE_BIN", "claude")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	s := newSandbox(t, kbsFixture)
 	m := newAnthropicMock(t)
-	m.highUsage = true
+	m.highUsage = highUsage
 	env := claudeEnv(s, m)
 	clientVersion(t, ctx, env, bin)
 	setupClaude(t, ctx, s)
 
-	sess := runClaudeSession(t, ctx, bin, env, s.repo, []string{"hello", "What was I working on?"})
+	sess := runClaudeSession(t, ctx, bin, env, s.repo, prompts)
 	reqs := m.requests()
 	dumpRequests(t, reqs)
 	checkReinjected(t, reqs, expectedReminder(t))
-	if len(sess.compactions) != 1 || sess.compactions[0] != "auto" {
-		t.Errorf("compact_boundary triggers = %q, want [auto]", sess.compactions)
+	if len(sess.compactions) != 1 || sess.compactions[0] != trigger {
+		t.Errorf("compact_boundary triggers = %q, want [%s]", sess.compactions, trigger)
 	}
 	if n := len(sess.compactHookRuns()); n != 1 {
 		t.Errorf("SessionStart:compact hook ran %d times, want 1", n)
