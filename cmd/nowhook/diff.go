@@ -18,21 +18,15 @@ func (p *plan) writeDiff(w io.Writer) {
 		name := p.shown(c)
 		fmt.Fprintf(w, "diff --git a/%s b/%s\n", name, name)
 		switch {
-		case c.remove:
-			fmt.Fprintf(w, "deleted file mode %s\n", gitMode(c.oldMode))
 		case !c.existed:
 			fmt.Fprintf(w, "new file mode %s\n", gitMode(c.mode))
 		case c.mode != c.oldMode:
 			fmt.Fprintf(w, "old mode %s\nnew mode %s\n", gitMode(c.oldMode), gitMode(c.mode))
 		}
-		next := c.next
-		if c.remove {
-			next = nil
-		}
-		if c.existed && !c.remove && bytes.Equal(c.old, next) {
+		if c.existed && bytes.Equal(c.old, c.next) {
 			continue // a mode change only
 		}
-		unifiedDiff(w, name, c.old, next, c.existed, !c.remove)
+		unifiedDiff(w, name, c.old, c.next, c.existed)
 	}
 }
 
@@ -49,13 +43,10 @@ const diffContext = 3
 // unifiedDiff writes the difference between a and b in unified format.
 // Changes are localised (an insertion or a block), so the lines between
 // the common head and the common tail form one hunk.
-func unifiedDiff(w io.Writer, name string, a, b []byte, aExists, bExists bool) {
+func unifiedDiff(w io.Writer, name string, a, b []byte, aExists bool) {
 	from, to := "a/"+name, "b/"+name
 	if !aExists {
 		from = "/dev/null"
-	}
-	if !bExists {
-		to = "/dev/null"
 	}
 	al, bl := splitLines(a), splitLines(b)
 	head := 0

@@ -20,21 +20,15 @@ type change struct {
 	oldMode fs.FileMode // current mode, when it exists
 	next    []byte      // planned content
 	mode    fs.FileMode // mode to write with
-	remove  bool        // delete the file instead of writing it
 }
 
 func (c *change) changed() bool {
-	if c.remove {
-		return c.existed
-	}
 	return !c.existed || !bytes.Equal(c.old, c.next) || c.mode != c.oldMode
 }
 
 // status says what the plan does to the file, for the summary.
 func (c *change) status() string {
 	switch {
-	case c.remove && c.existed:
-		return "deleted"
 	case !c.changed():
 		return "unchanged"
 	case !c.existed:

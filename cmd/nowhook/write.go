@@ -19,7 +19,7 @@ func (p *plan) check() error {
 		if c.existed && c.oldMode&0o222 == 0 {
 			return fmt.Errorf("%s: is read-only; make it writable (chmod u+w %s), then run nowhook again", c.rel, c.rel)
 		}
-		if !c.remove && isTextFile(c.rel) && !utf8.Valid(c.next) {
+		if isTextFile(c.rel) && !utf8.Valid(c.next) {
 			return fmt.Errorf("%s: internal error: planned content is not UTF-8; nothing was written", c.rel)
 		}
 		for dir := filepath.Dir(c.target); ; dir = filepath.Dir(dir) {
@@ -64,16 +64,10 @@ func (p *plan) write() error {
 		if !c.changed() {
 			continue
 		}
-		var err error
-		if c.remove {
-			err = os.Remove(c.target)
-		} else {
-			var dirs []string
-			dirs, err = mkdirs(filepath.Dir(c.target))
-			madeDirs = append(madeDirs, dirs...)
-			if err == nil {
-				err = writeAtomic(c.target, c.next, c.mode)
-			}
+		dirs, err := mkdirs(filepath.Dir(c.target))
+		madeDirs = append(madeDirs, dirs...)
+		if err == nil {
+			err = writeAtomic(c.target, c.next, c.mode)
 		}
 		if err != nil {
 			p.rollback(done, madeDirs)
