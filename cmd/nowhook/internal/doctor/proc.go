@@ -64,17 +64,29 @@ const maxOutput = 4 << 20
 // limit plus a moment, even if a grandchild keeps the output pipe open.
 func runProc(ctx context.Context, p proc) procResult {
 	var r procResult
-	cmd := exec.Command(p.argv[0], p.argv[1:]...)
-	cmd.Dir = p.dir
-	cmd.Env = p.env
-	cmd.Stdin = bytes.NewReader(p.stdin)
+	var cmd *exec.Cmd
 	stdout := &capped{max: maxOutput}
 	stderr := &capped{max: 64 << 10}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.WaitDelay = 300 * time.Millisecond
 	began := time.Now()
-	if err := cmd.Start(); err != nil {
+	for try := 0; ; try++ {
+		cmd = exec.Command(p.argv[0], p.argv[1:]...)
+		cmd.Dir = p.dir
+		cmd.Env = p.env
+		cmd.Stdin = bytes.NewReader(p.stdin)
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.WaitDelay = 300 * time.Millisecond
+		err := cmd.Start()
+		if err == nil {
+			break
+		}
+		// A script just written can be busy for a moment: a process
+		// forked at the same time holds its write descriptor until it
+		// execs (golang.org/issue/22315).
+		if errors.Is(err, syscall.ETXTBSY) && try < 20 {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
 		r.startErr = err
 		return r
 	}
