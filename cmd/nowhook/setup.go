@@ -42,7 +42,7 @@ const noTerminal = "nowhook: setup needs a terminal to ask questions; pass --yes
 func runSetup(args []string, io stdio) int {
 	var o setupOptions
 	fs := flag.NewFlagSet("nowhook setup", flag.ContinueOnError)
-	fs.SetOutput(io.err)
+	fs.SetOutput(discard)
 	fs.StringVar(&o.dir, "dir", "", "the repository (default: the git top level of the working directory, else the working directory)")
 	fs.BoolVar(&o.yes, "yes", false, "accept the detected defaults without asking")
 	fs.StringVar(&o.agents, "agents", "", "comma-separated agent[=mode] list: agents "+strings.Join(detect.Names(), ", ")+"; modes reinject, ondemand, nudge")
@@ -51,14 +51,19 @@ func runSetup(args []string, io stdio) int {
 	fs.BoolVar(&o.trustCodex, "trust-codex", false, "record the trust of our Codex hook in your Codex config, through codex app-server")
 	fs.BoolVar(&o.force, "force", false, "replace scripts at our paths even when they were changed by hand")
 	fs.BoolVar(&o.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask line by line, for screen readers (answers may come from a pipe)")
-	fs.Usage = func() {
-		fmt.Fprintf(io.err, "Usage: nowhook setup [flags]\n\nInstalls the Kanbus compaction hook for the repository's agents.\n\nFlags:\n")
+	usage := func(w writer) {
+		fmt.Fprintf(w, "Usage: nowhook setup [flags]\n\nInstalls the Kanbus compaction hook for the repository's agents.\n\nFlags:\n")
+		fs.SetOutput(w)
 		fs.PrintDefaults()
+		fs.SetOutput(discard)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			usage(io.out)
 			return exitOK
 		}
+		fmt.Fprintf(io.err, "nowhook setup: %v\n\n", err)
+		usage(io.err)
 		return exitUsage
 	}
 	if fs.NArg() > 0 {
@@ -341,3 +346,10 @@ func isCharDevice(v any) bool {
 	info, err := f.Stat()
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
+
+// writer and discard name io's for functions whose stdio parameter is io.
+// The flag package's own printing is discarded: setup prints its usage
+// itself, to stdout for --help and to stderr for a usage error.
+type writer = io.Writer
+
+var discard = io.Discard
