@@ -141,22 +141,7 @@ func setupClaude(t *testing.T, ctx context.Context, s *sandbox) {
 // summaryIndex returns the index of the only summary request.
 func summaryIndex(t *testing.T, reqs []recordedRequest) int {
 	t.Helper()
-	idx := -1
-	for i, r := range reqs {
-		if r.Kind == "summary" {
-			if idx >= 0 {
-				t.Fatalf("more than one summary request (%d and %d)", idx, i)
-			}
-			idx = i
-		}
-	}
-	if idx < 0 {
-		t.Fatalf("no summary request among %d requests: the session never compacted", len(reqs))
-	}
-	if idx+1 >= len(reqs) {
-		t.Fatalf("no request after the summary request (%d requests)", len(reqs))
-	}
-	return idx
+	return onlyRequest(t, reqs, "summary", "the session never compacted")
 }
 
 // checkReinjected asserts that the first request after the summary request

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
 )
 
 // codexRun is one `codex exec` against the mock, after setup.
@@ -47,21 +49,21 @@ func runCodexExec(t *testing.T, mode kbsMode) codexRun {
 // repo has exactly our compact hook, trusted, with no warnings or errors.
 func checkCodexTrusted(t *testing.T, ctx context.Context, s *sandbox, bin string, env []string) {
 	t.Helper()
-	a := startAppServer(t, ctx, bin, env, s.repo)
-	hl := a.hooksList(ctx, s.repo)
+	hl, err := codexapp.List(ctx, codexapp.Options{Codex: bin, Env: env, Dir: s.repo, ClientVersion: "nowhook-e2e"}, s.repo)
+	if err != nil {
+		t.Fatalf("hooks/list: %v", err)
+	}
 	if len(hl.Warnings) > 0 || len(hl.Errors) > 0 {
 		t.Errorf("hooks/list: warnings %v, errors %v", hl.Warnings, hl.Errors)
 	}
-	var ours []codexHook
-	for _, raw := range hl.Hooks {
-		var h codexHook
-		jsonUnmarshal(t, raw, &h)
+	var ours []codexapp.Hook
+	for _, h := range hl.Hooks {
 		if strings.Contains(h.Command, ".codex/hooks/kanbus-compaction-right-now.sh") {
 			ours = append(ours, h)
 		}
 	}
 	if len(ours) != 1 {
-		t.Fatalf("hooks/list: %d nowhook hooks, want 1: %s", len(ours), hl.Hooks)
+		t.Fatalf("hooks/list: %d nowhook hooks, want 1: %+v", len(ours), hl.Hooks)
 	}
 	h := ours[0]
 	if h.EventName != "sessionStart" || h.Matcher == nil || *h.Matcher != "compact" {
@@ -76,25 +78,12 @@ func checkCodexTrusted(t *testing.T, ctx context.Context, s *sandbox, bin string
 // compactionIndex returns the index of the only compaction request.
 func compactionIndex(t *testing.T, reqs []recordedRequest) int {
 	t.Helper()
-	idx := -1
 	for i, r := range reqs {
 		if r.Path != "/v1/responses" {
 			t.Errorf("request %d: unexpected %s %s", i, r.Method, r.Path)
 		}
-		if r.Kind == "compaction" {
-			if idx >= 0 {
-				t.Fatalf("more than one compaction request (%d and %d)", idx, i)
-			}
-			idx = i
-		}
 	}
-	if idx < 0 {
-		t.Fatalf("no compaction request among %d requests: Codex never compacted", len(reqs))
-	}
-	if idx+1 >= len(reqs) {
-		t.Fatalf("no request after the compaction request (%d requests)", len(reqs))
-	}
-	return idx
+	return onlyRequest(t, reqs, "compaction", "Codex never compacted")
 }
 
 // TestCodexSetupTrustsHook: after `nowhook setup --trust-codex`, Codex's

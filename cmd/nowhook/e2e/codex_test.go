@@ -1,16 +1,13 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // codexHome writes a user-level Codex config that points at the mock and
@@ -37,120 +34,6 @@ func codexEnv(s *sandbox, codexHome string) []string {
 		"CODEX_HOME=" + codexHome,
 		"MOCK_API_KEY=dummy",
 	})
-}
-
-// appServer is a JSON-RPC client of `codex app-server` over stdio.
-type appServer struct {
-	t      *testing.T
-	in     io.WriteCloser
-	lines  chan map[string]any
-	nextID int
-	stderr *strings.Builder
-}
-
-func startAppServer(t *testing.T, ctx context.Context, bin string, env []string, dir string) *appServer {
-	t.Helper()
-	cmd := prepare(t, ctx, env, dir, bin, "app-server")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &appServer{t: t, in: in, lines: make(chan map[string]any, 64), stderr: &strings.Builder{}}
-	cmd.Stderr = a.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		jsonLines(bufio.NewReader(out), func(m map[string]any) { a.lines <- m })
-		close(a.lines)
-	}()
-	t.Cleanup(func() {
-		in.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-		}
-		killGroup(cmd)
-	})
-	a.call(ctx, "initialize", map[string]any{"clientInfo": map[string]any{"name": "nowhook-e2e", "version": "0"}})
-	a.notify("initialized")
-	return a
-}
-
-func (a *appServer) send(msg map[string]any) {
-	b, err := json.Marshal(msg)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	if _, err := a.in.Write(append(b, '\n')); err != nil {
-		a.t.Fatalf("app-server: write: %v\nstderr:\n%s", err, a.stderr)
-	}
-}
-
-func (a *appServer) notify(method string) { a.send(map[string]any{"method": method}) }
-
-// call sends a request and waits for its response, skipping notifications.
-func (a *appServer) call(ctx context.Context, method string, params any) json.RawMessage {
-	a.t.Helper()
-	a.nextID++
-	id := a.nextID
-	a.send(map[string]any{"id": id, "method": method, "params": params})
-	for {
-		select {
-		case <-ctx.Done():
-			a.t.Fatalf("app-server %s: %v\nstderr:\n%s", method, ctx.Err(), a.stderr)
-		case m, ok := <-a.lines:
-			if !ok {
-				a.t.Fatalf("app-server %s: stdout closed\nstderr:\n%s", method, a.stderr)
-			}
-			if got, _ := m["id"].(float64); got != float64(id) || m["method"] != nil {
-				continue
-			}
-			if e, ok := m["error"]; ok {
-				a.t.Fatalf("app-server %s: error %v", method, e)
-			}
-			b, _ := json.Marshal(m["result"])
-			return b
-		}
-	}
-}
-
-// codexHook is one entry of hooks/list.
-type codexHook struct {
-	Key         string          `json:"key"`
-	EventName   string          `json:"eventName"`
-	Matcher     *string         `json:"matcher"`
-	Command     string          `json:"command"`
-	SourcePath  string          `json:"sourcePath"`
-	CurrentHash string          `json:"currentHash"`
-	TrustStatus string          `json:"trustStatus"`
-	Raw         json.RawMessage `json:"-"`
-}
-
-// hooksList is hooks/list's answer for one cwd.
-type hooksList struct {
-	Cwd      string            `json:"cwd"`
-	Hooks    []json.RawMessage `json:"hooks"`
-	Warnings []any             `json:"warnings"`
-	Errors   []any             `json:"errors"`
-}
-
-func (a *appServer) hooksList(ctx context.Context, cwd string) hooksList {
-	a.t.Helper()
-	raw := a.call(ctx, "hooks/list", map[string]any{"cwds": []string{cwd}})
-	var res struct {
-		Data []hooksList `json:"data"`
-	}
-	if err := json.Unmarshal(raw, &res); err != nil || len(res.Data) != 1 {
-		a.t.Fatalf("hooks/list: unexpected answer %s (%v)", raw, err)
-	}
-	return res.Data[0]
 }
 
 // developerTexts returns the text of every developer message in a

@@ -344,3 +344,25 @@ func jsonLines(r io.Reader, fn func(map[string]any)) error {
 	}
 	return sc.Err()
 }
+
+// onlyRequest returns the index of the only request of kind, which must be
+// followed by another request; why says what its absence means.
+func onlyRequest(t *testing.T, reqs []recordedRequest, kind, why string) int {
+	t.Helper()
+	idx := -1
+	for i, r := range reqs {
+		if r.Kind == kind {
+			if idx >= 0 {
+				t.Fatalf("more than one %s request (%d and %d)", kind, idx, i)
+			}
+			idx = i
+		}
+	}
+	if idx < 0 {
+		t.Fatalf("no %s request among %d requests: %s", kind, len(reqs), why)
+	}
+	if idx+1 >= len(reqs) {
+		t.Fatalf("no request after the %s request (%d requests)", kind, len(reqs))
+	}
+	return idx
+}
