@@ -34,16 +34,22 @@ func HookTimeout(budget time.Duration) int {
 
 // ClaudeHook is our SessionStart group for Claude Code.
 func ClaudeHook(budget time.Duration) Hook {
+	return compactHook(ClaudeCommand, ClaudeScript, budget)
+}
+
+// compactHook is a SessionStart group, matcher compact, running command,
+// which runs script; the shape Claude Code and Codex share.
+func compactHook(command, script string, budget time.Duration) Hook {
 	return Hook{
 		Entry: Ordered{
 			{"matcher", "compact"},
 			{"hooks", []Ordered{{
 				{"type", "command"},
-				{"command", ClaudeCommand},
+				{"command", command},
 				{"timeout", HookTimeout(budget)},
 			}}},
 		},
-		Ours: RunsScript(ClaudeScript),
+		Ours: RunsScript(script),
 	}
 }
 

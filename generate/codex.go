@@ -31,17 +31,7 @@ const CodexCommand = `d=$PWD; while [ "$d" != / ] && [ ! -x "$d/` + CodexScript 
 
 // CodexHook is our SessionStart group for Codex.
 func CodexHook(budget time.Duration) Hook {
-	return Hook{
-		Entry: Ordered{
-			{"matcher", "compact"},
-			{"hooks", []Ordered{{
-				{"type", "command"},
-				{"command", CodexCommand},
-				{"timeout", HookTimeout(budget)},
-			}}},
-		},
-		Ours: RunsScript(CodexScript),
-	}
+	return compactHook(CodexCommand, CodexScript, budget)
 }
 
 const codexDrops = "Codex drops this whole hooks.json with only a warning, so none of its hooks run"
