@@ -10,6 +10,11 @@
 //	FAKE_KBS_MODE         what to do (default ok):
 //	  ok           print the payload, exit 0
 //	  fail         print an error to stderr, exit 1
+//	  printfail    print the payload (a valid one, if FAKE_KBS_PAYLOAD is),
+//	               then an error to stderr, exit 1; with --raw too
+//	  printfail-raw-ok
+//	               without --raw as printfail; with --raw print the raw
+//	               payload and exit 0
 //	  noai         without --raw fail as Kanbus does with no AI configured;
 //	               with --raw print the raw payload
 //	  hang         never answer (sleeps FAKE_KBS_SLEEP, default 60s)
@@ -66,6 +71,16 @@ func Main() int {
 		return printFile(payload)
 	case "fail":
 		fmt.Fprintln(os.Stderr, "kbs: error: something went wrong")
+		return 1
+	case "printfail", "printfail-raw-ok":
+		// Whatever a failing kbs printed before it failed is not an answer.
+		if raw && mode == "printfail-raw-ok" {
+			return printFile(payload)
+		}
+		if code := printFile(payload); code != 0 {
+			return code
+		}
+		fmt.Fprintln(os.Stderr, "kbs: error: failed after printing")
 		return 1
 	case "noai":
 		if !raw {

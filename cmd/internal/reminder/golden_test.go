@@ -125,6 +125,88 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// TestFailuresEveryPath drives the Go path and every wrapper path over the
+// ways kbs fails: each must print exactly the same bytes and make the same
+// calls. A kbs that prints a valid payload and then exits non-zero has
+// failed: its output is never used, and --raw is tried; when --raw then
+// succeeds, its items are what prints.
+func TestFailuresEveryPath(t *testing.T) {
+	cases := []struct {
+		name, mode string
+		want       string // expected file, or "" for nothing
+		calls      []string
+	}{
+		{"ok", "ok", "basic.expected.txt", []string{plain}},
+		{"exit 1, --raw too", "fail", "", []string{plain, raw}},
+		{"no AI, then --raw", "noai", "raw.expected.txt", []string{plain, raw}},
+		{"valid payload then exit 1, --raw too", "printfail", "", []string{plain, raw}},
+		{"valid payload then exit 1, then --raw succeeds", "printfail-raw-ok", "raw.expected.txt", []string{plain, raw}},
+	}
+	proj := project(t)
+	wrapper := writeWrapper(t, 5*time.Second)
+	bins := map[string]string{}
+	for _, wp := range wrapperPaths {
+		bins[wp.name] = toolDir(t, wp.tools...)
+	}
+	payload := abs(t, filepath.Join(fixtures, "basic.json"))
+	rawPayload := abs(t, filepath.Join(fixtures, "raw.json"))
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			want := ""
+			if c.want != "" {
+				want = expected(t, c.want)
+			}
+			callLog := filepath.Join(t.TempDir(), "calls")
+			fakeEnv(t, "FAKE_KBS_MODE", c.mode, "FAKE_KBS_PAYLOAD", payload,
+				"FAKE_KBS_RAW_PAYLOAD", rawPayload, "FAKE_KBS_LOG", callLog)
+			got, log := goReminder(t, 5*time.Second, strings.NewReader(compactPayload),
+				env("CLAUDE_PROJECT_DIR", proj, "KBS", filepath.Join(bins["nowhook"], "kbs")), t.TempDir())
+			if got != want {
+				t.Errorf("Go path printed:\n%s\nwant:\n%s\nlog:\n%s", got, want, log)
+			}
+			if calls := kbsCalls(t, callLog); calls != strings.Join(c.calls, "|") {
+				t.Errorf("Go path: kbs calls %q, want %q\nlog:\n%s", calls, c.calls, log)
+			}
+			for _, wp := range wrapperPaths {
+				if err := os.Remove(callLog); err != nil && !os.IsNotExist(err) {
+					t.Fatal(err)
+				}
+				out, stderr := runWrapper(t, wrapper, bins[wp.name], compactPayload,
+					"CLAUDE_PROJECT_DIR="+proj, "FAKE_KBS_MODE="+c.mode, "FAKE_KBS_PAYLOAD="+payload,
+					"FAKE_KBS_RAW_PAYLOAD="+rawPayload, "FAKE_KBS_LOG="+callLog)
+				if python := strings.Contains(stderr, "(python3): project: "); python != strings.HasPrefix(wp.name, "python3") {
+					t.Errorf("wrapper via %s: python3 fallback ran: %v; stderr:\n%s", wp.name, python, stderr)
+				}
+				if out != want {
+					t.Errorf("wrapper via %s printed:\n%s\nwant:\n%s\nstderr:\n%s", wp.name, out, want, stderr)
+				}
+				if calls := kbsCalls(t, callLog); calls != strings.Join(c.calls, "|") {
+					t.Errorf("wrapper via %s: kbs calls %q, want %q\nstderr:\n%s", wp.name, calls, c.calls, stderr)
+				}
+			}
+		})
+	}
+}
+
+// kbsCalls returns the arguments of each call in the fake's call log,
+// joined by "|"; "" when kbs never ran.
+func kbsCalls(t *testing.T, callLog string) string {
+	t.Helper()
+	b, err := os.ReadFile(callLog)
+	if os.IsNotExist(err) {
+		return ""
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		_, args, _ := strings.Cut(l, " args=")
+		calls = append(calls, args)
+	}
+	return strings.Join(calls, "|")
+}
+
 // TestSharedFixturesCopy checks that testdata/kanbus is still the shared
 // fixture set it was copied from.
 func TestSharedFixturesCopy(t *testing.T) {

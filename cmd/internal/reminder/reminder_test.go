@@ -85,6 +85,8 @@ func TestKbsBehaviours(t *testing.T) {
 		{"ok", kbsCall{}, "basic.expected.txt", []string{plain}, "", 1},
 		{"exit 1 then --raw fails too", kbsCall{mode: "fail"}, "", []string{plain, raw}, "exit status 1", 2},
 		{"no AI then --raw", kbsCall{mode: "noai"}, "raw.expected.txt", []string{plain, raw}, "retrying with --raw", 2},
+		{"valid payload then exit 1, --raw too", kbsCall{mode: "printfail"}, "", []string{plain, raw}, "exit status 1", 2},
+		{"valid payload then exit 1, then --raw succeeds", kbsCall{mode: "printfail-raw-ok"}, "raw.expected.txt", []string{plain, raw}, "retrying with --raw", 2},
 		{"garbage", kbsCall{payload: "garbage.txt", rawPayload: "garbage.txt"}, "", []string{plain, raw}, "did not print a JSON array", 2},
 		{"object", kbsCall{payload: "object.json", rawPayload: "object.json"}, "", []string{plain, raw}, "did not print a JSON array", 2},
 		{"empty list", kbsCall{payload: "empty.json"}, "", []string{plain}, "nothing in progress", 1},
