@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -49,6 +48,30 @@ type fakeState struct {
 	Replies        []string          `json:"replies"` // answers the fake got to its own requests
 	ChildPID       int               `json:"childPid"`
 	HooksOff       bool              `json:"hooksOff"`
+	// Other is the rest of the user config.toml, as config/read reports it.
+	Other map[string]any `json:"other"`
+	// RehashOnWrite changes hooks' current hashes at the next write (a
+	// hook edited meanwhile), keyed by hook key.
+	RehashOnWrite map[string]string `json:"rehashOnWrite"`
+}
+
+// userConfig is the user config.toml as config/read reports it.
+func (s *fakeState) userConfig() map[string]any {
+	cfg := map[string]any{}
+	for k, v := range s.Other {
+		cfg[k] = v
+	}
+	if len(s.Trusted) > 0 {
+		state := map[string]any{}
+		for k, h := range s.Trusted {
+			state[k] = map[string]any{"trusted_hash": h}
+		}
+		cfg["hooks"] = map[string]any{"state": state}
+	}
+	if s.ProjectTrusted {
+		cfg["projects"] = map[string]any{s.Root: map[string]any{"trust_level": "trusted"}}
+	}
+	return cfg
 }
 
 type fakeWrite struct {
@@ -69,43 +92,51 @@ func (s *fakeState) status(h fakeHook) string {
 	}
 }
 
-// parseKeyPath splits a config key path into its segments, reading quoted
-// segments as TOML basic strings.
+// parseKeyPath splits a config key path into its segments the way Codex
+// 0.171.0 does (app-server config_manager_service.rs parse_key_path): dots
+// split outside quotes; inside quotes a backslash takes the next character
+// as it is, and nothing else is an escape.
 func parseKeyPath(p string) ([]string, error) {
+	if strings.TrimSpace(p) == "" {
+		return nil, fmt.Errorf("keyPath must not be empty")
+	}
 	var segs []string
-	for i := 0; i < len(p); {
-		if p[i] == '"' {
-			j := i + 1
-			for ; j < len(p) && p[j] != '"'; j++ {
-				if p[j] == '\\' {
-					j++
-				}
-			}
-			if j >= len(p) {
-				return nil, fmt.Errorf("unterminated quote in %q", p)
-			}
-			s, err := strconv.Unquote(p[i : j+1])
-			if err != nil {
-				return nil, fmt.Errorf("bad quoted key in %q: %v", p, err)
-			}
-			segs = append(segs, s)
-			i = j + 1
-		} else {
-			j := strings.IndexByte(p[i:], '.')
-			if j < 0 {
-				j = len(p) - i
-			}
-			segs = append(segs, p[i:i+j])
-			i += j
-		}
-		if i < len(p) {
-			if p[i] != '.' {
-				return nil, fmt.Errorf("expected '.' at %d in %q", i, p)
-			}
+	var seg strings.Builder
+	quoted, started := false, false
+	rs := []rune(p)
+	for i := 0; i < len(rs); i++ {
+		switch r := rs[i]; {
+		case r == '"' && !quoted && !started:
+			quoted, started = true, true
+		case r == '"' && quoted:
+			quoted = false
+		case r == '\\' && quoted:
 			i++
+			if i == len(rs) {
+				return nil, fmt.Errorf("unterminated escape in keyPath")
+			}
+			seg.WriteRune(rs[i])
+		case r == '.' && !quoted:
+			if !started {
+				return nil, fmt.Errorf("keyPath segments must not be empty")
+			}
+			segs = append(segs, seg.String())
+			seg.Reset()
+			started = false
+		case r == '"':
+			return nil, fmt.Errorf("invalid quoted keyPath segment")
+		default:
+			seg.WriteRune(r)
+			started = true
 		}
 	}
-	return segs, nil
+	if quoted {
+		return nil, fmt.Errorf("unterminated quoted keyPath segment")
+	}
+	if !started {
+		return nil, fmt.Errorf("keyPath segments must not be empty")
+	}
+	return append(segs, seg.String()), nil
 }
 
 func fakeAppServer(mode, statePath string) int {
@@ -203,7 +234,7 @@ func fakeAppServer(mode, statePath string) int {
 				reason = "To load project-local config, hooks, and exec policies, add " + st.Root + " as a trusted project in " + filepath.Join(os.Getenv("CODEX_HOME"), "config.toml") + "."
 			}
 			layers := []any{
-				map[string]any{"name": map[string]any{"type": "user", "file": filepath.Join(os.Getenv("CODEX_HOME"), "config.toml"), "profile": nil}, "version": fmt.Sprintf("v%d", st.Version), "config": map[string]any{}, "disabledReason": nil},
+				map[string]any{"name": map[string]any{"type": "user", "file": filepath.Join(os.Getenv("CODEX_HOME"), "config.toml"), "profile": nil}, "version": fmt.Sprintf("v%d", st.Version), "config": st.userConfig(), "disabledReason": nil},
 			}
 			if p.Cwd == st.Root {
 				layers = append([]any{map[string]any{"name": map[string]any{"type": "project", "dotCodexFolder": filepath.Join(st.Root, ".codex")}, "version": "p", "config": map[string]any{}, "disabledReason": reason}}, layers...)
@@ -251,6 +282,22 @@ func fakeAppServer(mode, statePath string) int {
 				fail(-32602, err.Error(), nil)
 				continue
 			}
+			var raw struct {
+				Edits []map[string]json.RawMessage `json:"edits"`
+			}
+			json.Unmarshal(req.Params, &raw)
+			missing := ""
+			for _, e := range raw.Edits {
+				for _, field := range []string{"keyPath", "value", "mergeStrategy"} {
+					if _, ok := e[field]; !ok {
+						missing = field
+					}
+				}
+			}
+			if missing != "" { // as codex 0.171.0 answers
+				fail(-32600, "Invalid request: missing field `"+missing+"`", nil)
+				continue
+			}
 			if mode == "write-error" {
 				fail(-32600, "Configuration was modified since last read. Fetch latest version and retry.", map[string]any{"config_write_error_code": "configVersionConflict"})
 				continue
@@ -274,6 +321,10 @@ func fakeAppServer(mode, statePath string) int {
 					if mode != "lie" {
 						st.Trusted[segs[2]] = val
 					}
+				case len(segs) == 3 && segs[0] == "hooks" && segs[1] == "state" && e.Value == nil:
+					if mode != "lie" {
+						delete(st.Trusted, segs[2]) // the whole [hooks.state."<key>"] table
+					}
 				default:
 					bad = fmt.Errorf("unsupported edit %s = %v", e.KeyPath, e.Value)
 				}
@@ -287,6 +338,15 @@ func fakeAppServer(mode, statePath string) int {
 					st.Trusted[h.Key] = h.CurrentHash
 				}
 			}
+			if mode == "clobber" {
+				st.Other = nil
+			}
+			for i, h := range st.Hooks {
+				if hash, ok := st.RehashOnWrite[h.Key]; ok {
+					st.Hooks[i].CurrentHash = hash
+				}
+			}
+			st.RehashOnWrite = nil
 			st.Version++
 			st.Writes = append(st.Writes, fakeWrite{p.Edits, p.ExpectedVersion})
 			save(st)

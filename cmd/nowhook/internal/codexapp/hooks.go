@@ -249,16 +249,18 @@ func (c *Conn) BatchWrite(ctx context.Context, edits []Edit, expectedVersion str
 // HookTrustKeyPath is the config key path of a hook's trusted hash:
 // hooks.state."<key>".trusted_hash (the form Codex's own /hooks screen uses).
 func HookTrustKeyPath(key string) string {
-	return "hooks.state." + tomlQuote(key) + ".trusted_hash"
+	return HookStateKeyPath(key) + ".trusted_hash"
 }
 
 // ProjectTrustKeyPath is the config key path of a project's trust level:
 // projects."<root>".trust_level.
 func ProjectTrustKeyPath(root string) string {
-	return "projects." + tomlQuote(root) + ".trust_level"
+	return "projects." + keyPathQuote(root) + ".trust_level"
 }
 
-// tomlQuote writes s as a TOML basic string (a quoted key).
+// tomlQuote writes s as a TOML basic string, with the escapes Codex
+// (toml_edit) uses: \b \t \n \f \r \" \\ and \uXXXX for other control
+// characters. See tomlKey for how Codex picks the form of a key.
 func tomlQuote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
@@ -268,6 +270,16 @@ func tomlQuote(s string) string {
 			b.WriteString(`\"`)
 		case r == '\\':
 			b.WriteString(`\\`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r == '\r':
+			b.WriteString(`\r`)
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\u%04X`, r)
 		default:

@@ -244,6 +244,217 @@ trusted_hash = "sha256:000000000000000000000000000000000000000000000000000000000
 	}
 }
 
+// TestRealCodexForget trusts our hook with the real codex, then forgets it,
+// and checks through hooks/list and config.toml's bytes that only our
+// [hooks.state] entry went: the foreign hook's trust, the comments and the
+// project trust stay.
+func TestRealCodexForget(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("nowhook does not support Windows shells yet")
+	}
+	bin := realCodex(t)
+	for _, tc := range []struct {
+		name string
+		// projectTrusted: the user trusted the project before nowhook came,
+		// so Trust records only the hook and Forget restores every byte.
+		// Otherwise Trust also records the project's trust, which Forget
+		// leaves in place.
+		projectTrusted bool
+	}{
+		{"project trusted by the user", true},
+		{"project trusted by Trust", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := tempRoot(t)
+			home := tempRoot(t)
+			if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			hooksFile := filepath.Join(root, ".codex", "hooks.json")
+			foreignGroup := `{"matcher": "startup", "hooks": [{"type": "command", "command": "echo foreign"}]}`
+			writeFile(t, hooksFile, `{
+  "hooks": {
+    "SessionStart": [
+      `+foreignGroup+`,
+      {"matcher": "compact", "hooks": [{"type": "command", "command": `+jsonString(ourCommand)+`, "timeout": 10}]}
+    ]
+  }
+}
+`)
+			foreignKey := generate.CodexHookKey(hooksFile, "SessionStart", 0, 0)
+			foreignHash, err := generate.CodexHookHash("SessionStart", []byte(foreignGroup), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ourKey := generate.CodexHookKey(hooksFile, "SessionStart", 1, 0)
+			projectTable := "[projects." + tomlQuote(root) + "]\ntrust_level = \"trusted\"\n"
+			before := `# my Codex settings, hand-written
+model = "gpt-test" # inline comment stays
+
+# a project I do not trust
+[projects."/somewhere/else"]
+trust_level = "untrusted" # and this one
+
+# I trust the foreign hook myself
+[hooks.state.` + tomlQuote(foreignKey) + `]
+trusted_hash = "` + foreignHash + `" # by hand
+
+# trust of another tool's hook
+[hooks.state."/elsewhere/.codex/hooks.json:stop:0:0"]
+trusted_hash = "sha256:0000000000000000000000000000000000000000000000000000000000000000"
+`
+			if tc.projectTrusted {
+				before += "\n# mine\n" + projectTable
+			}
+			configPath := filepath.Join(home, "config.toml")
+			writeFile(t, configPath, before)
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			opts := Options{Codex: bin, Env: codexEnv(t, home), Dir: root}
+
+			tr, err := Trust(ctx, opts, TrustRequest{Root: root, Project: true, Select: func(h Hook) bool {
+				return h.SourcePath == hooksFile && h.Command == ourCommand
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tr.Recorded) != 1 || tr.Recorded[0] != ourKey || tr.ProjectTrusted == tc.projectTrusted {
+				t.Fatalf("Trust: recorded %v, project %v", tr.Recorded, tr.ProjectTrusted)
+			}
+			ours, _ := tr.After.Hook(ourKey)
+			afterTrust := readFile(t, configPath)
+			t.Logf("config.toml before Trust:\n%s", before)
+			t.Logf("config.toml after Trust:\n%s", afterTrust)
+
+			var pgid int
+			opts.started = func(c *Conn) { pgid = c.pgid }
+			gone := generate.CodexHookKey(hooksFile, "SessionStart", 5, 0)
+			res, err := Forget(ctx, opts, ForgetRequest{Root: root, Keys: []string{ourKey, gone}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertGroupGone(t, pgid)
+			if strings.Join(res.Removed, ",") != ourKey || strings.Join(res.Absent, ",") != gone || res.ConfigFile != configPath || !res.ProjectTrusted {
+				t.Errorf("Forget result: removed %v, absent %v, file %s, project trusted %v", res.Removed, res.Absent, res.ConfigFile, res.ProjectTrusted)
+			}
+			afterForget := readFile(t, configPath)
+			t.Logf("config.toml after Forget:\n%s", afterForget)
+
+			// Codex appended our entry after a blank line; Forget takes
+			// exactly that away again.
+			ourEntry := "\n" + ForgetEntryLines([]TrustEntry{{Key: ourKey, Hash: ours.CurrentHash}})
+			if !strings.Contains(afterTrust, ourEntry) {
+				t.Errorf("config.toml after Trust lacks the lines ForgetEntryLines gives:\n%s", ourEntry)
+			}
+			if want := strings.Replace(afterTrust, ourEntry, "", 1); afterForget != want {
+				t.Errorf("Forget changed more than our entry; want:\n%s", want)
+			}
+			want := before
+			if !tc.projectTrusted {
+				// The project trust Trust recorded stays, where Codex put
+				// it: after the last [projects] table, after a blank line.
+				other := "trust_level = \"untrusted\" # and this one\n"
+				want = strings.Replace(before, other, other+"\n"+projectTable, 1)
+			}
+			if afterForget != want {
+				t.Errorf("config.toml after Forget differs from before Trust (+ the project's trust when Trust recorded it); want:\n%s", want)
+			}
+
+			// A fresh app-server: ours untrusted, the foreign hook still trusted.
+			l, err := List(ctx, Options{Codex: bin, Env: codexEnv(t, home), Dir: root}, root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h, ok := l.Hook(ourKey); !ok || h.TrustStatus != StatusUntrusted {
+				t.Errorf("our hook after Forget: %+v (listed %v), want untrusted", h, ok)
+			}
+			if h, ok := l.Hook(foreignKey); !ok || h.TrustStatus != StatusTrusted {
+				t.Errorf("foreign hook after Forget: %+v (listed %v), want trusted", h, ok)
+			}
+			if layer, ok := l.ProjectLayer(filepath.Join(root, ".codex")); !ok || !layer.Trusted() {
+				t.Errorf("project layer after Forget: %+v (found %v), want still trusted", layer, ok)
+			}
+
+			// Forgetting again writes nothing.
+			res, err = Forget(ctx, opts, ForgetRequest{Root: root, Keys: []string{ourKey}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ConfigFile != "" || len(res.Removed) != 0 || strings.Join(res.Absent, ",") != ourKey {
+				t.Errorf("second Forget: %+v", res)
+			}
+			if again := readFile(t, configPath); again != afterForget {
+				t.Errorf("second Forget changed config.toml:\n%s", again)
+			}
+		})
+	}
+}
+
+// TestRealCodexKeyQuoting records trust under awkward keys through the real
+// codex and checks that HookTrustKeyPath reaches the intended key, that
+// ForgetEntryLines gives the lines exactly as Codex writes them, and that
+// Forget removes them all, leaving the file as it was.
+func TestRealCodexKeyQuoting(t *testing.T) {
+	bin := realCodex(t)
+	home := tempRoot(t)
+	root := tempRoot(t)
+	configPath := filepath.Join(home, "config.toml")
+	const before = "# empty but for this\n"
+	writeFile(t, configPath, before)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	opts := Options{Codex: bin, Env: codexEnv(t, home), Dir: root}
+
+	var keys []string
+	var edits []Edit
+	for _, f := range codexKeyForms {
+		keys = append(keys, f.key)
+		edits = append(edits, Edit{KeyPath: HookTrustKeyPath(f.key), Value: "sha256:ab", MergeStrategy: "upsert"})
+	}
+	c, err := Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.BatchWrite(ctx, edits, "")
+	if err == nil {
+		var u *userLayer
+		if u, err = c.readUserLayer(ctx); err == nil {
+			for _, k := range keys {
+				if _, ok := u.hookState()[k]; !ok {
+					t.Errorf("codex recorded no entry for %q from keyPath %s", k, HookTrustKeyPath(k))
+				}
+			}
+			if n := len(u.hookState()); n != len(keys) {
+				t.Errorf("codex recorded %d entries for %d keys", n, len(keys))
+			}
+		}
+	}
+	c.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := readFile(t, configPath)
+	for _, k := range keys {
+		if lines := ForgetEntryLines([]TrustEntry{{Key: k, Hash: "sha256:ab"}}); !strings.Contains(written, lines) {
+			t.Errorf("config.toml lacks\n%q", lines)
+		}
+	}
+	if t.Failed() {
+		t.Logf("config.toml:\n%q", written)
+	}
+
+	res, err := Forget(ctx, opts, ForgetRequest{Root: root, Keys: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Removed) != len(keys) || len(res.Absent) != 0 {
+		t.Errorf("Forget: removed %d, absent %q; want all %d removed", len(res.Removed), res.Absent, len(keys))
+	}
+	if got := readFile(t, configPath); got != before {
+		t.Errorf("config.toml after Forget: %q, want %q", got, before)
+	}
+}
+
 // TestRealCodexErrors checks the errors a broken setup gets from real codex.
 func TestRealCodexErrors(t *testing.T) {
 	bin := realCodex(t)
