@@ -1,5 +1,6 @@
 // Package detect answers "what is here, and why do we think so": the
-// repository root, the agents in use and Kanbus. Every finding carries its
+// repository root and Kanbus (the agents are detected by their own table,
+// cmd/nowhook/internal/agent). Every finding carries its
 // evidence. It looks only at known paths and never walks the tree.
 package detect
 
@@ -8,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 )
 
 // Root returns the repository root for the working directory dir: the git
@@ -59,57 +59,11 @@ func GitTop(dir string) (string, bool) {
 	}
 }
 
-// Agent is what was found for one platform.
-type Agent struct {
-	Platform Platform
-	Evidence []string // e.g. ".claude/ exists", "claude on PATH"
-}
-
-// Present reports whether anything shows the agent is used.
-func (a Agent) Present() bool { return len(a.Evidence) > 0 }
-
 // Kanbus is what was found of Kanbus.
 type Kanbus struct {
 	Config   string   // absolute path of .kanbus.yml, or ""
 	Evidence []string // e.g. ".kanbus.yml found at /repo/.kanbus.yml", "kbs on PATH"
 	Binary   string   // kbs or kanbus as found on PATH, or ""
-}
-
-// Findings is everything detect found in one repository.
-type Findings struct {
-	Root   string
-	Agents []Agent // one per platform, in table order
-	Kanbus Kanbus
-}
-
-// Detect looks at root's known paths and at PATH.
-func Detect(root string) Findings {
-	f := Findings{Root: root}
-	for _, p := range Platforms {
-		a := Agent{Platform: p}
-		for _, m := range p.Markers {
-			if info, err := os.Stat(filepath.Join(root, m)); err == nil {
-				if info.IsDir() {
-					a.Evidence = append(a.Evidence, m+"/ exists")
-				} else {
-					a.Evidence = append(a.Evidence, m+" exists")
-				}
-			}
-		}
-		if p.Name == "cursor" {
-			if matches, _ := filepath.Glob(filepath.Join(root, ".cursor", "rules", "*.md*")); len(matches) > 0 {
-				a.Evidence = append(a.Evidence, ".cursor/rules/ has rules")
-			}
-		}
-		for _, b := range p.Binaries {
-			if _, err := exec.LookPath(b); err == nil {
-				a.Evidence = append(a.Evidence, b+" on PATH")
-			}
-		}
-		f.Agents = append(f.Agents, a)
-	}
-	f.Kanbus = detectKanbus(root)
-	return f
 }
 
 // FindKanbusConfig looks for .kanbus.yml from dir up to the git root
@@ -132,7 +86,8 @@ func FindKanbusConfig(dir string) (string, bool) {
 	}
 }
 
-func detectKanbus(root string) Kanbus {
+// DetectKanbus finds the Kanbus project and CLI for root.
+func DetectKanbus(root string) Kanbus {
 	var k Kanbus
 	if p, ok := FindKanbusConfig(root); ok {
 		k.Config = p
@@ -147,26 +102,4 @@ func detectKanbus(root string) Kanbus {
 		}
 	}
 	return k
-}
-
-// Detected returns the agents with evidence.
-func (f Findings) Detected() []Agent {
-	var found []Agent
-	for _, a := range f.Agents {
-		if a.Present() {
-			found = append(found, a)
-		}
-	}
-	return found
-}
-
-// Describe prints the evidence, one line per agent.
-func (f Findings) Describe() string {
-	var b strings.Builder
-	for _, a := range f.Agents {
-		if a.Present() {
-			fmt.Fprintf(&b, "%s: %s\n", a.Platform.Name, strings.Join(a.Evidence, ", "))
-		}
-	}
-	return b.String()
 }

@@ -133,8 +133,8 @@ func fenceMarker(line string) string {
 }
 
 // MergeBlock returns md with block b present once and current. Nothing
-// outside the markers changes, except that an appended block is set off
-// by a blank line (and a final newline is added where the file had none).
+// outside the markers changes, except the one line break that sets off a
+// block it adds (a blank line after a final newline).
 func MergeBlock(path string, md []byte, b Block) ([]byte, error) {
 	if !utf8.Valid(md) {
 		return nil, &FileError{Path: path, Problem: "is not valid UTF-8", Fix: "save it as UTF-8"}
@@ -163,23 +163,16 @@ func MergeBlock(path string, md []byte, b Block) ([]byte, error) {
 	}
 	if b.Heading != "" {
 		if at, ok := headingEnd(md, b.Heading); ok {
-			ins := text
-			if at == len(md) && !bytes.HasSuffix(md, []byte("\n")) {
-				ins = nl + nl + text
-			} else {
-				ins = nl + text
-			}
-			return splice(md, at, at, ins), nil
+			return splice(md, at, at, nl+text), nil
 		}
 	}
+	// Exactly one line break before what is appended, whatever the file
+	// ends with, so that RemoveBlock can take back exactly what was added:
+	// after a final newline it makes a blank line; without one it ends the
+	// last line (an HTML comment may follow a paragraph directly).
 	var add strings.Builder
 	if len(md) > 0 {
-		if !bytes.HasSuffix(md, []byte("\n")) {
-			add.WriteString(nl)
-		}
-		if !bytes.HasSuffix(md, []byte("\n\n")) && !bytes.HasSuffix(md, []byte("\r\n\r\n")) {
-			add.WriteString(nl)
-		}
+		add.WriteString(nl)
 	}
 	if b.Heading != "" {
 		add.WriteString("## " + b.Heading + nl + nl)
@@ -229,4 +222,35 @@ func isSetextUnderline(line string) bool {
 		return false
 	}
 	return strings.Trim(t, "=") == "" || strings.Trim(t, "-") == ""
+}
+
+// RemoveBlock returns md without block b, as the inverse of MergeBlock:
+// the block goes with the line break that MergeBlock put before it, and a
+// "## Heading" section that holds nothing but the block, at the end of the
+// file, goes too (MergeBlock appended it). empty reports that nothing is
+// left of the file.
+func RemoveBlock(path string, md []byte, b Block) (next []byte, removed, empty bool, err error) {
+	span, found, err := FindBlock(md, b.Name)
+	if err != nil {
+		return nil, false, false, &FileError{Path: path, Problem: err.Error(), Fix: "repair the markers by hand, then run nowhook again"}
+	}
+	if !found {
+		return md, false, len(md) == 0, nil
+	}
+	before, after := md[:span.Start], md[span.End:]
+	nl := "\n"
+	if bytes.Contains(md, []byte("\r\n")) {
+		nl = "\r\n"
+	}
+	if b.Heading != "" && len(after) == 0 {
+		heading := "## " + b.Heading + nl + nl
+		if rest, ok := bytes.CutSuffix(before, []byte(heading)); ok && (len(rest) == 0 || bytes.HasSuffix(rest, []byte("\n"))) {
+			before = rest
+		}
+	}
+	if rest, ok := bytes.CutSuffix(before, []byte(nl)); ok {
+		before = rest
+	}
+	next = append(append([]byte(nil), before...), after...)
+	return next, true, len(next) == 0, nil
 }

@@ -10,7 +10,7 @@ var testBlock = Block{Name: "t", Version: 2, Body: "body line\n", Heading: "Comp
 func TestMergeBlock(t *testing.T) {
 	cases := []struct{ name, in, want string }{
 		{"empty file", "", "## Compact Instructions\n\n<!-- nowhook:begin t v2 -->\nbody line\n<!-- nowhook:end t -->\n"},
-		{"no final newline", "# A\ntext", "# A\ntext\n\n## Compact Instructions\n\n<!-- nowhook:begin t v2 -->\nbody line\n<!-- nowhook:end t -->\n"},
+		{"no final newline", "# A\ntext", "# A\ntext\n## Compact Instructions\n\n<!-- nowhook:begin t v2 -->\nbody line\n<!-- nowhook:end t -->\n"},
 		{"CRLF", "# A\r\n", "# A\r\n\r\n## Compact Instructions\r\n\r\n<!-- nowhook:begin t v2 -->\r\nbody line\r\n<!-- nowhook:end t -->\r\n"},
 		{"heading in any case and level", "### compact instructions ###\nkeep x\n", "### compact instructions ###\n\n<!-- nowhook:begin t v2 -->\nbody line\n<!-- nowhook:end t -->\nkeep x\n"},
 		{"heading inside a fence is not a heading", "```\n# Compact Instructions\n```\n", "```\n# Compact Instructions\n```\n\n## Compact Instructions\n\n<!-- nowhook:begin t v2 -->"},

@@ -143,6 +143,7 @@ func (f HookFile) entryKind() string {
 type group struct {
 	matcher  any           // the group's "matcher" (nil when absent)
 	handlers *hujson.Array // the group's "hooks"; nil for flat files and odd groups
+	value    *hujson.Value // the value holding handlers
 	count    int           // handlers in the group (1 for flat files)
 	ours     []int         // indices of our handlers in handlers (flat: [0])
 }
@@ -187,6 +188,7 @@ func (f HookFile) scan(p *Parsed, arr *hujson.Array, h Hook) ([]group, error) {
 			continue
 		}
 		groups[i].handlers = handlers
+		groups[i].value = hv
 		groups[i].count = len(handlers.Elements)
 		for j := range handlers.Elements {
 			var v map[string]any

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tailscale/hujson"
 
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/generate"
 )
 
@@ -35,14 +36,15 @@ type corpusCase struct {
 }
 
 var corpusCases = []corpusCase{
-	{"claude-settings", "claude", generate.ClaudeSettings, generate.ClaudeHook(defaultBudget)},
-	{"codex-hooks", "codex", generate.CodexHooks, generate.CodexHook(defaultBudget)},
-	{"cursor-hooks", "cursor=nudge", generate.CursorHooks, generate.CursorNudge()},
+	{"claude-settings", "claude", agent.ClaudeSettings, generate.CompactGroup(agent.ClaudeCommand, agent.ClaudeScript, agent.DefaultBudget)},
+	{"codex-hooks", "codex", agent.CodexHooks, generate.CompactGroup(agent.CodexCommand, agent.CodexScript, agent.DefaultBudget)},
+	{"cursor-hooks", "cursor=nudge", agent.CursorHooks, generate.Hook{Entry: generate.Ordered{{Key: "command", Value: agent.CursorScript}, {Key: "timeout", Value: 10}}}},
 }
 
 // TestCorpusSetup runs setup over every real hook file: valid ones merge
 // losslessly and idempotently, invalid ones are refused with nothing
-// written.
+// written; then remove gives back the file byte for byte and deletes
+// every file and folder setup created.
 func TestCorpusSetup(t *testing.T) {
 	for _, cc := range corpusCases {
 		t.Run(cc.dir, func(t *testing.T) {
@@ -53,6 +55,9 @@ func TestCorpusSetup(t *testing.T) {
 			}
 			merged, refused := 0, 0
 			for _, e := range entries {
+				if e.IsDir() {
+					continue
+				}
 				original, err := os.ReadFile(filepath.Join(dir, e.Name()))
 				if err != nil {
 					t.Fatal(err)
@@ -63,7 +68,7 @@ func TestCorpusSetup(t *testing.T) {
 					refused++
 				}
 			}
-			t.Logf("%s: %d of %d files handled: %d merged, %d refused as invalid", cc.dir, merged+refused, len(entries), merged, refused)
+			t.Logf("%s: %d of %d files handled: %d merged and then removed byte for byte, %d refused as invalid", cc.dir, merged+refused, len(entries), merged, refused)
 		})
 	}
 }
@@ -73,6 +78,10 @@ func TestCorpusSetup(t *testing.T) {
 func runCorpusFile(t *testing.T, cc corpusCase, name string, original []byte) bool {
 	t.Helper()
 	root := t.TempDir()
+	// A git repository, so that setup's record of what it created is kept.
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(root, filepath.FromSlash(cc.file.Path))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -88,7 +97,7 @@ func runCorpusFile(t *testing.T, cc corpusCase, name string, original []byte) bo
 		t.Fatalf("%s: %v", name, err)
 	}
 	if wantRefusal != "" {
-		if status != exitFailed {
+		if status != exitUsage {
 			t.Errorf("%s: %s, but setup exited %d:\n%s", name, wantRefusal, status, stderr.String())
 		}
 		if !bytes.Equal(after, original) {
@@ -111,7 +120,46 @@ func runCorpusFile(t *testing.T, cc corpusCase, name string, original []byte) bo
 	if status != exitOK || !bytes.Equal(again, after) {
 		t.Errorf("%s: second run exited %d and changed the file: %v", name, status, !bytes.Equal(again, after))
 	}
+	name0 := strings.SplitN(cc.agent, "=", 2)[0]
+	stderr.Reset()
+	status = run([]string{"remove", "--yes", "--dir", root, "--agents", name0}, stdio{in: strings.NewReader(""), out: io.Discard, err: &stderr})
+	back, err := os.ReadFile(path)
+	if status != exitOK || err != nil {
+		t.Fatalf("%s: remove exited %d (%v):\n%s", name, status, err, stderr.String())
+	}
+	if !bytes.Equal(back, original) {
+		t.Errorf("%s: setup then remove changed the file:\n--- original\n%s\n--- after remove\n%s", name, original, back)
+	}
+	if left := entriesIn(t, root); strings.Join(left, " ") != strings.Join(parents(cc.file.Path), " ") {
+		t.Errorf("%s: after remove the repository holds %v, want only %v", name, left, parents(cc.file.Path))
+	}
 	return true
+}
+
+// entriesIn lists every file and folder under root but .git, sorted.
+func entriesIn(t *testing.T, root string) []string {
+	var out []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || p == root {
+			return nil
+		}
+		if d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		out = append(out, relTo(root, p))
+		return nil
+	})
+	return out
+}
+
+// parents lists rel's folders and rel itself, as entriesIn would.
+func parents(rel string) []string {
+	var out []string
+	parts := strings.Split(rel, "/")
+	for i := range parts {
+		out = append(out, strings.Join(parts[:i+1], "/"))
+	}
+	return out
 }
 
 // refusalReason decides, independently of the editor, whether the agent

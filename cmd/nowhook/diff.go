@@ -10,14 +10,21 @@ import (
 
 // writeDiff prints the plan as a git-style unified diff, one file after
 // another, with the file modes, so that `git apply` reproduces the run.
-func (p *plan) writeDiff(w io.Writer) {
+// It reports whether there was anything to show.
+func (p *plan) writeDiff(w io.Writer) bool {
+	any := false
 	for _, c := range p.changes {
 		if !c.changed() {
 			continue
 		}
+		any = true
 		name := p.shown(c)
 		fmt.Fprintf(w, "diff --git a/%s b/%s\n", name, name)
 		switch {
+		case c.remove:
+			fmt.Fprintf(w, "deleted file mode %s\n", gitMode(c.oldMode))
+			unifiedDiff(w, name, c.old, nil, true, false)
+			continue
 		case !c.existed:
 			fmt.Fprintf(w, "new file mode %s\n", gitMode(c.mode))
 		case c.mode != c.oldMode:
@@ -26,8 +33,13 @@ func (p *plan) writeDiff(w io.Writer) {
 		if c.existed && bytes.Equal(c.old, c.next) {
 			continue // a mode change only
 		}
-		unifiedDiff(w, name, c.old, c.next, c.existed)
+		unifiedDiff(w, name, c.old, c.next, c.existed, true)
 	}
+	for _, d := range p.rmdirs {
+		any = true
+		fmt.Fprintf(w, "# deleted folder %s/ (empty once the files above are gone)\n", relTo(p.root, d))
+	}
+	return any
 }
 
 // gitMode writes a file mode as git does: 100755 or 100644.
@@ -43,10 +55,13 @@ const diffContext = 3
 // unifiedDiff writes the difference between a and b in unified format.
 // Changes are localised (an insertion or a block), so the lines between
 // the common head and the common tail form one hunk.
-func unifiedDiff(w io.Writer, name string, a, b []byte, aExists bool) {
+func unifiedDiff(w io.Writer, name string, a, b []byte, aExists, bExists bool) {
 	from, to := "a/"+name, "b/"+name
 	if !aExists {
 		from = "/dev/null"
+	}
+	if !bExists {
+		to = "/dev/null"
 	}
 	al, bl := splitLines(a), splitLines(b)
 	head := 0

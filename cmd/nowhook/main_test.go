@@ -38,6 +38,11 @@ func TestScript(t *testing.T) {
 			return scriptCondition(cond)
 		},
 		Setup: func(env *testscript.Env) error {
+			// Every scenario is a git repository, as setup needs one;
+			// a scenario about the outside of git removes .git.
+			if err := os.MkdirAll(filepath.Join(env.WorkDir, ".git"), 0o755); err != nil {
+				return err
+			}
 			home := filepath.Join(env.WorkDir, ".home")
 			if err := os.MkdirAll(home, 0o755); err != nil {
 				return err

@@ -20,10 +20,20 @@ type change struct {
 	oldMode fs.FileMode // current mode, when it exists
 	next    []byte      // planned content
 	mode    fs.FileMode // mode to write with
+	remove  bool        // the file is deleted
+	touched bool        // something was planned for it (an absent file is created)
+	// created lists the JSON containers the plan creates in the file.
+	created []string
 }
 
 func (c *change) changed() bool {
-	return !c.existed || !bytes.Equal(c.old, c.next) || c.mode != c.oldMode
+	if c.remove {
+		return c.existed
+	}
+	if !c.existed {
+		return c.touched
+	}
+	return !bytes.Equal(c.old, c.next) || c.mode != c.oldMode
 }
 
 // status says what the plan does to the file, for the summary.
@@ -31,6 +41,8 @@ func (c *change) status() string {
 	switch {
 	case !c.changed():
 		return "unchanged"
+	case c.remove:
+		return "deleted"
 	case !c.existed:
 		return "created"
 	}
@@ -44,6 +56,11 @@ type plan struct {
 	changes []*change
 	byPath  map[string]*change
 	notes   []string // warnings and things left alone, shown after the summary
+	// rmdirs are the folders the plan deletes once the files in them are
+	// gone, deepest first.
+	rmdirs []string
+	// madeDirs are the folders write created.
+	madeDirs []string
 }
 
 func newPlan(root string) *plan {
@@ -80,20 +97,6 @@ func (p *plan) file(rel string) (*change, error) {
 	c.next = c.old
 	p.byPath[target] = c
 	p.changes = append(p.changes, c)
-	return c, nil
-}
-
-// edit plans rel's new content as f of its current content.
-func (p *plan) edit(rel string, f func(current []byte) ([]byte, error)) (*change, error) {
-	c, err := p.file(rel)
-	if err != nil {
-		return nil, err
-	}
-	next, err := f(c.next)
-	if err != nil {
-		return nil, err
-	}
-	c.next = next
 	return c, nil
 }
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nowhook/nowhook/detect"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 )
 
 // TestREADMEMatrix keeps the README's platform matrix equal to the table
@@ -15,7 +15,7 @@ func TestREADMEMatrix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(readme), detect.Matrix()) {
-		t.Errorf("README.md's platform matrix differs from detect.Matrix(); replace it with:\n%s", detect.Matrix())
+	if !strings.Contains(string(readme), agent.Matrix()) {
+		t.Errorf("README.md's platform matrix differs from agent.Matrix(); replace it with:\n%s", agent.Matrix())
 	}
 }

@@ -27,6 +27,7 @@ const usage = `nowhook keeps a team's Kanbus work-in-progress in the agent's con
 
 Usage:
   nowhook setup [--yes] [--agents LIST] [--dir DIR] [--dry-run] [--timeout DURATION] [--trust-codex] [--force]
+  nowhook remove [--yes] [--agents LIST] [--dir DIR] [--dry-run]
   nowhook doctor [--dir DIR] [--json]
   nowhook reminder [--timeout DURATION]
   nowhook version
@@ -46,6 +47,8 @@ func run(args []string, io stdio) int {
 		return reminder.Run(args[1:], io.in, io.out, io.err)
 	case "setup":
 		return runSetup(args[1:], io)
+	case "remove":
+		return runRemove(args[1:], io)
 	case "doctor":
 		return doctor.Main(args[1:], io.in, io.out, io.err)
 	case "version", "--version", "-version":

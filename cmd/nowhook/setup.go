@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	toml "github.com/pelletier/go-toml/v2"
+	"github.com/charmbracelet/x/term"
 
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/detect"
-	"github.com/nowhook/nowhook/generate"
 	"github.com/nowhook/nowhook/templates"
 )
 
@@ -25,34 +26,38 @@ type setupOptions struct {
 	yes        bool
 	dryRun     bool
 	force      bool
-	trustCodex bool
+	trust      bool // --trust-codex: run the agents' trust steps
 	accessible bool
 	agents     string // the --agents list; empty: the detected agents
+	agentsSet  bool   // --agents was given
 	budget     time.Duration
 }
 
 const (
-	defaultBudget = 5 * time.Second
-	minBudget     = time.Second
-	maxBudget     = 30 * time.Second
+	minBudget = time.Second
+	maxBudget = 30 * time.Second
 )
 
 const noTerminal = "nowhook: setup needs a terminal to ask questions; pass --yes to accept the detected defaults"
 
 func runSetup(args []string, io stdio) int {
+	return exit("setup", setupCmd(args, io), io.err)
+}
+
+func setupCmd(args []string, io stdio) error {
 	var o setupOptions
 	fs := flag.NewFlagSet("nowhook setup", flag.ContinueOnError)
 	fs.SetOutput(discard)
-	fs.StringVar(&o.dir, "dir", "", "the repository (default: the git top level of the working directory, else the working directory)")
+	fs.StringVar(&o.dir, "dir", "", "the repository (default: the git top level of the working directory)")
 	fs.BoolVar(&o.yes, "yes", false, "accept the detected defaults without asking")
-	fs.StringVar(&o.agents, "agents", "", "comma-separated agent[=mode] list: agents "+strings.Join(detect.Names(), ", ")+"; modes reinject, ondemand, nudge")
+	fs.StringVar(&o.agents, "agents", "", "comma-separated agent[=mode] list: agents "+strings.Join(agent.Names(), ", ")+"; modes reinject, ondemand, nudge")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print a unified diff of every change and write nothing")
-	fs.DurationVar(&o.budget, "timeout", defaultBudget, "the time the hook gives kbs (1s to 30s)")
-	fs.BoolVar(&o.trustCodex, "trust-codex", false, "record the trust of our Codex hook in your Codex config, through codex app-server")
+	fs.DurationVar(&o.budget, "timeout", agent.DefaultBudget, "the time the hook gives kbs (1s to 30s)")
+	fs.BoolVar(&o.trust, "trust-codex", false, "record the trust of our Codex hook in your Codex config, through codex app-server")
 	fs.BoolVar(&o.force, "force", false, "replace scripts at our paths even when they were changed by hand")
 	fs.BoolVar(&o.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask line by line, for screen readers (answers may come from a pipe)")
 	usage := func(w writer) {
-		fmt.Fprintf(w, "Usage: nowhook setup [flags]\n\nInstalls the Kanbus compaction hook for the repository's agents.\n\nFlags:\n")
+		fmt.Fprintf(w, "Usage: nowhook setup [flags]\n\nInstalls the Kanbus compaction hook for the repository's agents, and takes\naway what nowhook installed for a mode an agent no longer uses.\n\nFlags:\n")
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 		fs.SetOutput(discard)
@@ -60,291 +65,240 @@ func runSetup(args []string, io stdio) int {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(io.out)
-			return exitOK
+			return nil
 		}
 		fmt.Fprintf(io.err, "nowhook setup: %v\n\n", err)
 		usage(io.err)
-		return exitUsage
+		return errSilent{exitUsage}
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(io.err, "nowhook setup: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
+		return usageError("unexpected argument %q", fs.Arg(0))
 	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "agents" {
+			o.agentsSet = true
+		}
+	})
 	if o.budget < minBudget || o.budget > maxBudget {
-		fmt.Fprintf(io.err, "nowhook setup: --timeout %s is out of range: allowed 1s to 30s\n", o.budget)
-		return exitUsage
+		return usageError("--timeout %s is out of range: allowed 1s to 30s", o.budget)
 	}
-	var choices []detect.Choice
-	if o.agents != "" {
+	var choices []agent.Choice
+	if o.agentsSet {
 		var err error
-		if choices, err = detect.ParseAgents(o.agents); err != nil {
-			fmt.Fprintf(io.err, "nowhook setup: %v\nNothing was written.\n", err)
-			return exitUsage
+		if choices, err = agent.ParseAgents(o.agents); err != nil {
+			return refused(err)
 		}
 	}
-	root, err := detect.Root(".")
-	if o.dir != "" {
-		root, err = detect.Dir(o.dir)
-	}
+	root, err := projectRoot(o.dir, "setup")
 	if err != nil {
-		fmt.Fprintf(io.err, "nowhook setup: --dir: %v\n", err)
-		return exitUsage
+		return err
 	}
-	found := detect.Detect(root)
+	found := agent.Detect(root)
 	if choices == nil {
 		choices = defaultChoices(found)
 	}
 	if !o.yes {
 		if !o.accessible && !isTerminal(io.in, io.out) {
-			fmt.Fprintln(io.err, noTerminal)
-			return exitUsage
+			fmt.Fprintln(io.err, noTerminal) // SPEC's exact words
+			return errSilent{exitUsage}
 		}
-		var status int
-		choices, status = runWizard(&o, found, choices, io)
-		if status != exitOK {
-			return status
+		if choices, err = runWizard(&o, root, found, choices, io); err != nil {
+			return err
 		}
 	}
-	return setup(o, found, choices, io)
+	return setup(o, root, found, choices, io)
+}
+
+// projectRoot is the repository a command works on: --dir, else the git
+// top level of the working directory. Outside git without --dir, and in
+// the user's home directory, it refuses: a project-level install never
+// touches the user's own agent settings.
+func projectRoot(dir, command string) (string, error) {
+	var root string
+	if dir != "" {
+		abs, err := detect.Dir(dir)
+		if err != nil {
+			return "", usageError("--dir: %v", err)
+		}
+		root = abs
+	} else {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", failedUntouched(err)
+		}
+		top, ok := detect.GitTop(wd)
+		if !ok {
+			return "", usageError("%s is not inside a git repository; run nowhook %s in your project's repository, or name the project with --dir DIR", wd, command)
+		}
+		root = top
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" && sameDir(home, root) {
+		return "", usageError("%s is your home directory: the agents would read what nowhook writes here as your own settings for every project (~/.claude/settings.json, ~/.codex/), and the hook's relative command would fail in each of them; run nowhook %s in a project's repository (or pass --dir DIR)", root, command)
+	}
+	return root, nil
+}
+
+// sameDir reports whether a and b name the same directory.
+func sameDir(a, b string) bool {
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	if err1 != nil || err2 != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return ra == rb
 }
 
 // defaultChoices are the detected agents in their default modes; with
-// nothing detected, claude and codex.
-func defaultChoices(found detect.Findings) []detect.Choice {
-	var choices []detect.Choice
-	for _, a := range found.Detected() {
-		choices = append(choices, detect.Choice{Platform: a.Platform, Mode: a.Platform.Default})
+// nothing detected, the table's fallback agents.
+func defaultChoices(found []agent.Found) []agent.Choice {
+	var choices []agent.Choice
+	for _, f := range found {
+		if f.Present() {
+			choices = append(choices, agent.Choice{Agent: f.Agent, Mode: f.Agent.Default})
+		}
 	}
 	if len(choices) == 0 {
-		for _, name := range []string{"claude", "codex"} {
-			p, _ := detect.Lookup(name)
-			choices = append(choices, detect.Choice{Platform: p, Mode: p.Default})
+		for _, a := range agent.All {
+			if a.Fallback {
+				choices = append(choices, agent.Choice{Agent: a, Mode: a.Default})
+			}
 		}
 	}
 	return choices
 }
 
-// setup plans, checks and writes; every line after the options are
-// decided is shared by the wizard and --yes.
-func setup(o setupOptions, found detect.Findings, choices []detect.Choice, io stdio) int {
-	if o.trustCodex && !codexHooked(choices) {
-		fmt.Fprintln(io.err, "nowhook setup: --trust-codex: no Codex hook is being set up (add codex to --agents, in mode reinject)\nNothing was written.")
-		return exitUsage
-	}
-	if o.trustCodex && !o.dryRun {
-		// Before anything is written: the trust step needs codex.
-		if _, err := findCodex(); err != nil {
-			fmt.Fprintf(io.err, "nowhook setup: --trust-codex: %v\nNothing was written.\n", err)
-			return exitFailed
+func anyDetected(found []agent.Found) bool {
+	for _, f := range found {
+		if f.Present() {
+			return true
 		}
 	}
-	if len(found.Detected()) == 0 && o.agents == "" {
-		fmt.Fprintln(io.out, "No agent detected; configuring claude and codex.")
+	return false
+}
+
+// trustWanted reports whether a choice installs a hook that needs trust.
+func trustWanted(c agent.Choice) bool {
+	return c.Agent.Trust != nil && c.Agent.Wants(c.Mode, c.Agent.Trust.Hook)
+}
+
+// setup plans, checks and writes; every line after the options are
+// decided is shared by the wizard and --yes.
+func setup(o setupOptions, root string, found []agent.Found, choices []agent.Choice, io stdio) error {
+	var trusting []agent.Choice
+	for _, c := range choices {
+		if trustWanted(c) {
+			trusting = append(trusting, c)
+		}
 	}
-	p := newPlan(found.Root)
-	files, err := planSetup(p, o, choices)
+	if o.trust && len(trusting) == 0 {
+		return usageError("--trust-codex: no Codex hook is being set up (add codex to --agents, in mode reinject)")
+	}
+	if o.trust && !o.dryRun {
+		// Before anything is written: the trust step needs its program.
+		for _, c := range trusting {
+			if err := c.Agent.Trust.Available(); err != nil {
+				return failedUntouched(fmt.Errorf("--trust-codex: %w", err))
+			}
+		}
+	}
+	if !anyDetected(found) && !o.agentsSet {
+		var names []string
+		for _, c := range choices {
+			names = append(names, c.Agent.Name)
+		}
+		fmt.Fprintf(io.out, "No agent detected; configuring %s.\n", strings.Join(names, " and "))
+	}
+	var targets []target
+	for _, c := range choices {
+		targets = append(targets, target{agent: c.Agent, mode: c.Mode})
+	}
+	p := newPlan(root)
+	rec := loadRecord(root)
+	plans, err := reconcile(p, rec, targets, inUse(root, targets, found), agent.Options{Budget: o.budget, Force: o.force})
 	if err == nil {
 		err = p.check()
 	}
 	if err != nil {
-		fmt.Fprintf(io.err, "nowhook setup: %v\nNothing was written.\n", err)
-		return exitFailed
+		return refused(err)
 	}
 	if o.dryRun {
-		p.writeDiff(io.out)
+		if !p.writeDiff(io.out) {
+			fmt.Fprintln(io.out, "No changes.")
+		}
 		printNotes(io.out, p)
-		return exitOK
-	}
-	if err := p.write(); err != nil {
-		fmt.Fprintf(io.err, "nowhook setup: %v\n", err)
-		return exitFailed
-	}
-	printSummary(io.out, p, choices, files)
-	status := exitOK
-	if trusted, err := trustCodex(o, found.Root, choices, io); err != nil {
-		fmt.Fprintf(io.err, "nowhook setup: --trust-codex: %v\nThe hook files were written; only the trust step failed.\n", err)
-		status = exitFailed
-	} else if trusted != "" {
-		fmt.Fprintln(io.out, trusted)
-	}
-	printNotes(io.out, p)
-	if found.Kanbus.Config == "" {
-		fmt.Fprintln(io.out, "Note: no .kanbus.yml found; the hook prints nothing until this is a Kanbus project (run kbs init).")
-	}
-	return status
-}
-
-// planSetup plans every file of every chosen agent, from the platform
-// table. It returns, per agent, the changes of the files it uses.
-func planSetup(p *plan, o setupOptions, choices []detect.Choice) (map[string][]*change, error) {
-	files := map[string][]*change{}
-	for _, c := range choices {
-		if c.Platform.Name == "codex" && c.Mode == detect.Reinject {
-			if err := checkCodexConfig(p.root); err != nil {
-				return nil, err
-			}
-		}
-		for _, rel := range c.Platform.Supported[c.Mode] {
-			gen, ok := generators[rel]
-			if !ok {
-				return nil, fmt.Errorf("internal error: no generator for %s", rel)
-			}
-			ch, err := gen(p, rel, o)
-			if err != nil {
-				return nil, err
-			}
-			if ch != nil {
-				files[c.Platform.Name] = append(files[c.Platform.Name], ch)
-			}
-		}
-	}
-	return files, nil
-}
-
-// A generator plans one file. The platform table names the files; this
-// map says how each is made.
-type generator func(p *plan, rel string, o setupOptions) (*change, error)
-
-var generators = map[string]generator{
-	".claude/settings.json": hookFile(generate.ClaudeSettings, func(o setupOptions) generate.Hook { return generate.ClaudeHook(o.budget) }),
-	".codex/hooks.json":     hookFile(generate.CodexHooks, func(o setupOptions) generate.Hook { return generate.CodexHook(o.budget) }),
-	".cursor/hooks.json":    hookFile(generate.CursorHooks, func(setupOptions) generate.Hook { return generate.CursorNudge() }),
-	generate.ClaudeScript:   script(func(o setupOptions) string { return templates.RenderWrapper(o.budget) }),
-	generate.CodexScript:    script(func(o setupOptions) string { return templates.RenderWrapper(o.budget) }),
-	generate.CursorScript:   script(func(setupOptions) string { return templates.Nudge }),
-	"CLAUDE.md":             markdown(compactBlock),
-	"AGENTS.md":             markdown(onDemandBlock),
-}
-
-var (
-	compactBlock  = generate.Block{Name: "compact-instructions", Version: templates.Version, Body: templates.CompactInstructions, Heading: "Compact Instructions"}
-	onDemandBlock = generate.Block{Name: "kbs-now", Version: templates.Version, Body: templates.OnDemand}
-)
-
-func hookFile(f generate.HookFile, hook func(setupOptions) generate.Hook) generator {
-	return func(p *plan, rel string, o setupOptions) (*change, error) {
-		return p.edit(rel, func(cur []byte) ([]byte, error) { return f.MergeHook(cur, hook(o)) })
-	}
-}
-
-func markdown(b generate.Block) generator {
-	return func(p *plan, rel string, o setupOptions) (*change, error) {
-		return p.edit(rel, func(cur []byte) ([]byte, error) {
-			next, err := generate.MergeBlock(rel, cur, b)
-			if newer := (*generate.NewerError)(nil); errors.As(err, &newer) {
-				p.note("%v; left it alone (upgrade nowhook).", newer)
-				return cur, nil
-			}
-			return next, err
-		})
-	}
-}
-
-// script plans a file nowhook owns whole. A script changed by hand, or
-// without our signature, is left alone unless --force.
-func script(body func(setupOptions) string) generator {
-	return func(p *plan, rel string, o setupOptions) (*change, error) {
-		c, err := p.file(rel)
-		if err != nil {
-			return nil, err
-		}
-		state, version := generate.InspectScript(c.old)
-		if (state == generate.ScriptOurs || state == generate.ScriptModified) && version > templates.Version {
-			p.note("%v; left it alone (upgrade nowhook).", &generate.NewerError{Path: rel, Found: version, Ours: templates.Version})
-			return c, nil
-		}
-		switch state {
-		case generate.ScriptModified:
-			if !o.force {
-				p.note("%s was changed by hand since nowhook wrote it; left it alone (nowhook setup --force replaces it).", rel)
-				return c, nil
-			}
-		case generate.ScriptForeign:
-			if !o.force {
-				p.note("%s has no nowhook signature line, so it is yours; left it alone (nowhook setup --force replaces it).", rel)
-				return c, nil
-			}
-		case generate.ScriptKanbus:
-			p.note("%s was Kanbus's hand-copied example wrapper; replaced it with nowhook's.", rel)
-		}
-		c.next = generate.Script(body(o), templates.Version)
-		// Executable whatever it was: a hook that cannot run fails.
-		c.mode = c.oldMode | 0o755
-		if !c.existed {
-			c.mode = 0o755
-		}
-		return c, nil
-	}
-}
-
-// checkCodexConfig stops the Codex setup when the project's config.toml
-// already defines hooks inline: Codex would load both that and a
-// hooks.json and warn. The TOML is only read, never rewritten.
-func checkCodexConfig(root string) error {
-	path := filepath.Join(root, ".codex", "config.toml")
-	b, err := os.ReadFile(path)
-	if err != nil {
 		return nil
 	}
-	var cfg struct {
-		Hooks map[string]any `toml:"hooks"`
-	}
-	if err := toml.Unmarshal(b, &cfg); err != nil {
-		var de *toml.DecodeError
-		if errors.As(err, &de) {
-			line, col := de.Position()
-			return fmt.Errorf(".codex/config.toml:%d:%d: is not valid TOML (%s); Codex refuses to start with it. Fix it, then run nowhook setup again", line, col, de.Error())
-		}
-		return fmt.Errorf(".codex/config.toml: is not valid TOML (%v); fix it, then run nowhook setup again", err)
-	}
-	for event := range cfg.Hooks {
-		if event != "state" {
-			return fmt.Errorf(".codex/config.toml: already defines hooks inline ([hooks.%s]); a .codex/hooks.json beside it would make Codex load both and warn. Move those hooks into .codex/hooks.json (or configure Codex with --agents codex=ondemand), then run nowhook setup again", event)
+	if !o.yes {
+		if err := review(o.accessible, p, "setup", io); err != nil {
+			return err
 		}
 	}
-	return nil
+	if err := p.write(); err != nil {
+		return err
+	}
+	rec.update(p, p.madeDirs)
+	rec.save()
+	printSummary(io.out, plans, func(t target) string { return onDemandReason(t, o) })
+	var failure error
+	ctx := context.Background()
+	for _, c := range trusting {
+		if !o.trust {
+			fmt.Fprintln(io.out, c.Agent.Trust.Hint)
+			continue
+		}
+		msg, err := c.Agent.Trust.Record(ctx, root)
+		if err != nil {
+			fmt.Fprintf(io.err, "nowhook setup: --trust-codex: %v\nThe hook files were written; only the trust step failed.\n", err)
+			failure = errSilent{exitFailed}
+			continue
+		}
+		fmt.Fprintln(io.out, tildeHome(msg))
+	}
+	if err := forgetTrust(ctx, root, plans, io.out); err != nil {
+		fmt.Fprintf(io.err, "nowhook setup: %v\n", err)
+		failure = errSilent{exitFailed}
+	}
+	printNotes(io.out, p)
+	if k := detect.DetectKanbus(root); k.Config == "" {
+		fmt.Fprintln(io.out, "Note: no .kanbus.yml found; the hook prints nothing until this is a Kanbus project (run kbs init).")
+	}
+	return failure
 }
 
-// printSummary prints one line per agent: its mode and the files.
-func printSummary(w io.Writer, p *plan, choices []detect.Choice, files map[string][]*change) {
-	for _, c := range choices {
-		var parts []string
-		for _, ch := range files[c.Platform.Name] {
-			parts = append(parts, ch.rel+" ("+ch.status()+")")
-		}
-		line := fmt.Sprintf("%-12s %-9s %s", c.Platform.Name, c.Mode, strings.Join(parts, ", "))
-		if c.Mode != detect.Reinject {
-			line += " - on-demand only: " + onDemandReason(c)
-		}
-		fmt.Fprintln(w, line)
+// onDemandReason says why an agent is on demand only: the platform's
+// reason, or that it was chosen.
+func onDemandReason(t target, o setupOptions) string {
+	if t.mode == agent.Reinject || t.mode == "" {
+		return ""
 	}
+	if reason := t.agent.OnDemandOnly(); reason != "" {
+		return "on-demand only: " + reason
+	}
+	if o.agentsSet {
+		return "on-demand only: chosen with --agents " + t.agent.Name + "=" + string(t.mode)
+	}
+	return "on-demand only: chosen in the wizard"
 }
 
-func onDemandReason(c detect.Choice) string {
-	if reason, refused := c.Platform.Refused[detect.Reinject]; refused {
-		return reason
+// tildeHome shows paths under $HOME in s as ~/...
+func tildeHome(s string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || home == "/" {
+		return s
 	}
-	return "chosen with --agents " + c.Platform.Name + "=" + string(c.Mode)
-}
-
-func printNotes(w io.Writer, p *plan) {
-	for _, n := range p.notes {
-		fmt.Fprintln(w, "Note: "+n)
-	}
+	return strings.ReplaceAll(s, home+string(filepath.Separator), "~"+string(filepath.Separator))
 }
 
 // isTerminal reports whether both streams are terminals.
 func isTerminal(in io.Reader, out io.Writer) bool {
-	return isCharDevice(in) && isCharDevice(out)
+	return isTTY(in) && isTTY(out)
 }
 
-func isCharDevice(v any) bool {
+// isTTY reports whether v is a terminal: /dev/null is a character device
+// but not a terminal.
+func isTTY(v any) bool {
 	f, ok := v.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(f.Fd())
 }
 
 // writer and discard name io's for functions whose stdio parameter is io.

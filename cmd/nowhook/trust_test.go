@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
 	"github.com/nowhook/nowhook/generate"
 )
@@ -75,7 +76,7 @@ func TestSetupTrustCodexReal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ours := generate.RunsScript(generate.CodexScript)
+	ours := generate.RunsScript(agent.CodexScript)
 	var sawOurs, sawForeign bool
 	for _, h := range list.Hooks {
 		t.Logf("hooks/list: %s %s %q", h.Key, h.TrustStatus, h.Command)
@@ -104,5 +105,31 @@ func TestSetupTrustCodexReal(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(after), userConfig) {
 		t.Errorf("the user's config.toml lost its beginning:\n%s", after)
+	}
+	if !strings.Contains(string(after), "hooks.json:session_start:1:0") {
+		t.Fatalf("config.toml records no trust for our hook (group 1):\n%s", after)
+	}
+
+	// remove takes the hook out and forgets its trust through codex.
+	out.Reset()
+	errOut.Reset()
+	status = run([]string{"remove", "--yes", "--dir", root, "--agents", "codex"}, stdio{in: strings.NewReader(""), out: &out, err: &errOut})
+	if status != exitOK {
+		t.Fatalf("remove exited %d\nstdout:\n%s\nstderr:\n%s", status, out.String(), errOut.String())
+	}
+	t.Logf("remove output:\n%s", out.String())
+	if !strings.Contains(out.String(), "forgot the trust of hook") {
+		t.Errorf("remove did not say it forgot the trust:\n%s", out.String())
+	}
+	hooks, err := os.ReadFile(filepath.Join(root, ".codex", "hooks.json"))
+	if err != nil || string(hooks) != foreign {
+		t.Errorf("hooks.json after remove (%v):\n%s\nwant:\n%s", err, hooks, foreign)
+	}
+	gone, err := os.ReadFile(filepath.Join(codexHome, "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(gone), "hooks.json:session_start:1:0") || !strings.HasPrefix(string(gone), userConfig) {
+		t.Errorf("config.toml after remove still trusts our hook, or lost the user's lines:\n%s", gone)
 	}
 }

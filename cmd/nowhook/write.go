@@ -16,6 +16,12 @@ func (p *plan) check() error {
 		if !c.changed() {
 			continue
 		}
+		if c.remove {
+			if info, err := os.Stat(filepath.Dir(c.target)); err != nil || info.Mode().Perm()&0o222 == 0 {
+				return fmt.Errorf("%s: its directory is not writable, so it cannot be deleted; make it writable, then run nowhook again", c.rel)
+			}
+			continue
+		}
 		if c.existed && c.oldMode&0o222 == 0 {
 			return fmt.Errorf("%s: is read-only; make it writable (chmod u+w %s), then run nowhook again", c.rel, c.rel)
 		}
@@ -52,37 +58,58 @@ func isTextFile(rel string) bool {
 	return false
 }
 
-// write makes every change of the plan, each file atomically. If one
-// fails, the files already written are put back as they were.
+// write makes every change of the plan, each file atomically, then
+// deletes the files and folders it removes. If one step fails, every
+// earlier one is undone: files written or deleted get their old bytes and
+// mode back, and folders it created or deleted are deleted or made again.
 func (p *plan) write() error {
 	if err := p.check(); err != nil {
 		return err
 	}
 	var done []*change
-	var madeDirs []string
+	var madeDirs, goneDirs []string
+	fail := func(what string, err error) error {
+		p.rollback(done, madeDirs, goneDirs)
+		return fmt.Errorf("%s: %w (every file changed before it was restored, and the folders it created were removed)", what, err)
+	}
 	for _, c := range p.changes {
 		if !c.changed() {
 			continue
 		}
-		dirs, err := mkdirs(filepath.Dir(c.target))
-		madeDirs = append(madeDirs, dirs...)
-		if err == nil {
-			err = writeAtomic(c.target, c.next, c.mode)
+		var err error
+		if c.remove {
+			err = os.Remove(c.target)
+		} else {
+			var dirs []string
+			dirs, err = mkdirs(filepath.Dir(c.target))
+			madeDirs = append(madeDirs, dirs...)
+			if err == nil {
+				err = writeAtomic(c.target, c.next, c.mode)
+			}
 		}
 		if err != nil {
-			p.rollback(done, madeDirs)
-			return fmt.Errorf("%s: %w (the files written before it were restored)", c.rel, err)
+			return fail(c.rel, err)
 		}
 		done = append(done, c)
 	}
+	for _, dir := range p.rmdirs {
+		if err := os.Remove(dir); err != nil {
+			return fail(relTo(p.root, dir), err)
+		}
+		goneDirs = append(goneDirs, dir)
+	}
+	p.madeDirs = madeDirs
 	return nil
 }
 
-func (p *plan) rollback(done []*change, madeDirs []string) {
+func (p *plan) rollback(done []*change, madeDirs, goneDirs []string) {
+	for i := len(goneDirs) - 1; i >= 0; i-- {
+		_ = os.Mkdir(goneDirs[i], 0o755)
+	}
 	for i := len(done) - 1; i >= 0; i-- {
 		c := done[i]
 		if c.existed {
-			_ = writeAtomic(c.target, c.old, c.mode)
+			_ = writeAtomic(c.target, c.old, c.oldMode)
 		} else {
 			_ = os.Remove(c.target)
 		}

@@ -3,6 +3,7 @@ package doctor
 import (
 	"bytes"
 	"encoding/json"
+	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +12,6 @@ import (
 
 	toml "github.com/pelletier/go-toml/v2"
 	"github.com/tailscale/hujson"
-
-	"github.com/nowhook/nowhook/detect"
 )
 
 // corpusDir is the shared corpus of real configuration files
@@ -249,7 +248,7 @@ func sensible(t *testing.T, fs []Finding) {
 			t.Errorf("empty check or message: %+v", f)
 		}
 		if f.Agent != "" {
-			if _, ok := detect.Lookup(f.Agent); !ok || !strings.HasPrefix(f.Check, f.Agent+".") && !strings.HasPrefix(f.Check, "live.") {
+			if _, ok := agentpkg.Lookup(f.Agent); !ok || !strings.HasPrefix(f.Check, f.Agent+".") && !strings.HasPrefix(f.Check, "live.") {
 				t.Errorf("finding %s names agent %q", f.Check, f.Agent)
 			}
 		}

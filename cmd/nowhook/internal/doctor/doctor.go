@@ -7,7 +7,7 @@
 // codex is on PATH, `codex app-server` to list hook trust.
 //
 // Every check is a small named unit. The agent-specific ones are chosen by
-// the platform table (detect.Platforms): a platform row brings its hook
+// the platform table (*agentpkg.Agents): a platform row brings its hook
 // files, their layout, the events that cannot re-inject, and the files
 // setup writes for each mode.
 package doctor
@@ -17,6 +17,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"io"
 	"os"
 	"path/filepath"
@@ -131,19 +132,19 @@ type check struct {
 	run  func(d *doctor, a *agent) []Finding
 }
 
-// agentChecks are each platform row's checks, by the row's name. Every row
-// of detect.Platforms has an entry; a test keeps them in step.
-var agentChecks = map[string][]check{
-	"claude": {
+// checks are every agent check, by name; each agent's row in the table
+// names the ones it runs (agent.Agent.Checks), and a test keeps every
+// name known.
+var checks = map[string]check{}
+
+func init() {
+	for _, c := range []check{
 		modeCheck, hookFilesCheck, claudeDisabledCheck, ourHookCheck, scriptCheck,
 		claudeTwiceCheck, wrongEventCheck, claudeBlockingCheck, claudeMDCheck,
-	},
-	"codex": {
-		modeCheck, hookFilesCheck, codexConfigCheck, ourHookCheck, scriptCheck,
-		wrongEventCheck, codexFeaturesCheck, codexLayersCheck, codexTrustCheck, codexDocCapCheck,
-	},
-	"cursor":      {modeCheck, hookFilesCheck, ourHookCheck, scriptCheck, wrongEventCheck},
-	"antigravity": {modeCheck, hookFilesCheck, wrongEventCheck},
+		codexConfigCheck, codexFeaturesCheck, codexLayersCheck, codexTrustCheck, codexDocCapCheck,
+	} {
+		checks[c.name] = c
+	}
 }
 
 // sharedChecks concern every agent, after the agents' own.
@@ -160,8 +161,8 @@ func Run(ctx context.Context, o Options) []Finding {
 		if !a.present() {
 			continue
 		}
-		for _, c := range agentChecks[a.p.Name] {
-			out = append(out, c.run(d, a)...)
+		for _, name := range a.p.Checks {
+			out = append(out, checks[name].run(d, a)...)
 		}
 	}
 	if !d.anyPresent() {
@@ -206,11 +207,11 @@ func newDoctor(o Options) *doctor {
 
 // agent is one platform row and what doctor found of it.
 type agent struct {
-	p        detect.Platform
+	p        *agentpkg.Agent
 	evidence []string
-	files    []*hookFile // the hook files that exist, in the table's order
-	specs    []*ourSpec  // the hook entries setup writes for this platform
-	mode     detect.Mode // what nowhook set up for it; "" for nothing
+	files    []*hookFile   // the hook files that exist, in the table's order
+	specs    []*ourSpec    // the hook entries setup writes for this platform
+	mode     agentpkg.Mode // what nowhook set up for it; "" for nothing
 }
 
 func (a *agent) present() bool {
@@ -244,10 +245,9 @@ func (d *doctor) agent(name string) *agent {
 }
 
 // ourSpec is a hook entry setup writes: the file, its schema, and the
-// script the entry runs. hookSpecs says which files hold one; the platform
-// table says which agent and mode write which files.
+// script the entry runs, from the agent table.
 type ourSpec struct {
-	mode   detect.Mode
+	mode   agentpkg.Mode
 	rel    string
 	schema generate.HookFile
 	hook   func(budget time.Duration) generate.Hook
@@ -255,24 +255,13 @@ type ourSpec struct {
 	ours   []handler // our handlers, in any of the agent's hook files
 }
 
-var hookSpecs = map[string]struct {
-	schema generate.HookFile
-	hook   func(time.Duration) generate.Hook
-	script string
-}{
-	generate.ClaudeSettings.Path: {generate.ClaudeSettings, generate.ClaudeHook, generate.ClaudeScript},
-	generate.CodexHooks.Path:     {generate.CodexHooks, generate.CodexHook, generate.CodexScript},
-	generate.CursorHooks.Path:    {generate.CursorHooks, func(time.Duration) generate.Hook { return generate.CursorNudge() }, generate.CursorScript},
-}
-
 // scan reads every platform's hook files and finds our entries.
 func (d *doctor) scan() {
-	found := detect.Detect(d.root)
-	d.kanbus = found.Kanbus
+	d.kanbus = detect.DetectKanbus(d.root)
 	d.agentsMD = readMD(d.root, "AGENTS.md")
 	d.claudeMD = readMD(d.root, "CLAUDE.md")
-	for _, fa := range found.Agents {
-		a := &agent{p: fa.Platform, evidence: fa.Evidence}
+	for _, fa := range agentpkg.Detect(d.root) {
+		a := &agent{p: fa.Agent, evidence: fa.Evidence}
 		for _, path := range a.p.Hooks.Files {
 			abs, user := d.expand(path)
 			if f := readHookFile(abs, d.show(abs), user, a.p); f != nil {
@@ -280,32 +269,28 @@ func (d *doctor) scan() {
 			}
 		}
 
-		for _, mode := range a.p.SupportedModes() {
-			for _, rel := range a.p.Supported[mode] {
-				hs, ok := hookSpecs[rel]
-				if !ok {
-					continue
-				}
-				s := &ourSpec{mode: mode, rel: rel, schema: hs.schema, hook: hs.hook, script: hs.script}
-				ours := generate.RunsScript(s.script)
-				for _, f := range a.files {
-					for _, h := range f.handlers {
-						if h.event == s.schema.Event && ours(h.command) {
-							s.ours = append(s.ours, h)
-						}
+		for _, mh := range a.p.HookEntries() {
+			entry := mh.Hook
+			s := &ourSpec{mode: mh.Mode, rel: entry.File.Path, schema: entry.File, script: entry.Script,
+				hook: func(budget time.Duration) generate.Hook { return entry.Hook(agentpkg.Options{Budget: budget}) }}
+			ours := generate.RunsScript(s.script)
+			for _, f := range a.files {
+				for _, h := range f.handlers {
+					if h.event == s.schema.Event && ours(h.command) {
+						s.ours = append(s.ours, h)
 					}
 				}
-				a.specs = append(a.specs, s)
-				if a.mode == "" && (len(s.ours) > 0 || exists(filepath.Join(d.root, s.script))) {
-					a.mode = mode
-				}
+			}
+			a.specs = append(a.specs, s)
+			if a.mode == "" && (len(s.ours) > 0 || exists(filepath.Join(d.root, s.script))) {
+				a.mode = mh.Mode
 			}
 		}
 		for _, f := range a.files {
 			f.dropped = agentCheck(a, f)
 		}
 		if a.mode == "" && len(a.evidence) > 0 && d.agentsMD.block(onDemandBlock) != nil {
-			a.mode = detect.OnDemand
+			a.mode = agentpkg.OnDemand
 		}
 		d.agents = append(d.agents, a)
 	}
@@ -369,7 +354,7 @@ func (d *doctor) setupFix(agents string, extra ...string) string {
 // budget is the time the installed wrapper gives kbs: its --timeout, else
 // the default.
 func (d *doctor) budget() time.Duration {
-	for _, s := range []string{generate.ClaudeScript, generate.CodexScript} {
+	for _, s := range agentpkg.ReminderScripts() {
 		if b, ok := scriptBudget(filepath.Join(d.root, s)); ok {
 			return b
 		}
@@ -400,11 +385,11 @@ func scriptBudget(path string) (time.Duration, bool) {
 // modeCheck says what nowhook set up for the agent, or that it did not.
 var modeCheck = check{"mode", func(d *doctor, a *agent) []Finding {
 	f := Finding{Check: a.p.Name + ".mode", Agent: a.p.Name}
-	refusal := a.p.Refused[detect.Reinject]
+	refusal := a.p.Refused[agentpkg.Reinject]
 	switch a.mode {
-	case detect.Reinject:
+	case agentpkg.Reinject:
 		f.Message = a.p.Title + ": re-inject after compaction (" + strings.TrimPrefix(a.p.Reinject, "yes: ") + ")"
-	case detect.OnDemand:
+	case agentpkg.OnDemand:
 		f.Message = a.p.Title + ": on-demand only, AGENTS.md teaches `kbs now`"
 		if refusal != "" {
 			f.Message += " (" + refusal + ")"
@@ -413,7 +398,7 @@ var modeCheck = check{"mode", func(d *doctor, a *agent) []Finding {
 			f.Message += "; it can re-inject after compaction"
 			f.Fix = d.setupFix(a.p.Name + "=" + string(a.p.Default))
 		}
-	case detect.Nudge:
+	case agentpkg.Nudge:
 		f.Message = a.p.Title + ": on-demand, with a preCompact message telling the user to have the agent run `kbs now` (" + refusal + ")"
 	default:
 		f.Severity = Info
@@ -423,13 +408,7 @@ var modeCheck = check{"mode", func(d *doctor, a *agent) []Finding {
 	return []Finding{f}
 }}
 
-func allMarkers() []string {
-	var m []string
-	for _, p := range detect.Platforms {
-		m = append(m, p.Markers...)
-	}
-	return m
-}
+func allMarkers() []string { return agentpkg.Markers() }
 
 func exists(path string) bool {
 	_, err := os.Lstat(path)

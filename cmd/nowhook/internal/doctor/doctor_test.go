@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/generate"
 	"github.com/nowhook/nowhook/templates"
 )
@@ -81,14 +81,14 @@ func (r *repo) install(agent string, budget time.Duration) {
 	var script string
 	switch agent {
 	case "claude":
-		schema, hook, script = generate.ClaudeSettings, generate.ClaudeHook(budget), generate.ClaudeScript
+		schema, hook, script = agentpkg.ClaudeSettings, generate.CompactGroup(agentpkg.ClaudeCommand, agentpkg.ClaudeScript, budget), agentpkg.ClaudeScript
 		md, err := generate.MergeBlock("CLAUDE.md", r.read("CLAUDE.md"), generate.Block{Name: compactBlock, Version: templates.Version, Body: templates.CompactInstructions, Heading: "Compact Instructions"})
 		if err != nil {
 			r.t.Fatal(err)
 		}
 		r.write("CLAUDE.md", string(md), 0o644)
 	case "codex":
-		schema, hook, script = generate.CodexHooks, generate.CodexHook(budget), generate.CodexScript
+		schema, hook, script = agentpkg.CodexHooks, generate.CompactGroup(agentpkg.CodexCommand, agentpkg.CodexScript, budget), agentpkg.CodexScript
 	default:
 		r.t.Fatalf("install %s", agent)
 	}
@@ -152,25 +152,25 @@ func expectOne(t *testing.T, fs []Finding, check string, sev Severity, parts ...
 	return f
 }
 
-// TestEveryPlatformHasChecks: a new row in the platform table needs its
-// doctor checks and a hook format doctor can read.
-func TestEveryPlatformHasChecks(t *testing.T) {
-	for _, p := range detect.Platforms {
-		if len(agentChecks[p.Name]) == 0 {
-			t.Errorf("platform %s has no doctor checks", p.Name)
+// TestEveryAgentHasChecks: a new row in the agent table names doctor
+// checks that exist, and a hook format doctor can read.
+func TestEveryAgentHasChecks(t *testing.T) {
+	for _, p := range agentpkg.All {
+		if len(p.Checks) == 0 {
+			t.Errorf("agent %s has no doctor checks", p.Name)
+		}
+		for _, name := range p.Checks {
+			if _, ok := checks[name]; !ok {
+				t.Errorf("agent %s names the check %q, which doctor does not have", p.Name, name)
+			}
 		}
 		switch p.Hooks.Layout {
-		case detect.LayoutGrouped, detect.LayoutFlat, detect.LayoutNamed:
+		case agentpkg.LayoutGrouped, agentpkg.LayoutFlat, agentpkg.LayoutNamed:
 		default:
-			t.Errorf("platform %s: unknown hook layout %q", p.Name, p.Hooks.Layout)
+			t.Errorf("agent %s: unknown hook layout %q", p.Name, p.Hooks.Layout)
 		}
 		if len(p.Hooks.Files) == 0 {
-			t.Errorf("platform %s lists no hook files", p.Name)
-		}
-	}
-	for name := range agentChecks {
-		if _, ok := detect.Lookup(name); !ok {
-			t.Errorf("doctor has checks for %s, which is not in the platform table", name)
+			t.Errorf("agent %s lists no hook files", p.Name)
 		}
 	}
 }
@@ -219,8 +219,8 @@ func TestMatcher(t *testing.T) {
 
 func TestRunsReminder(t *testing.T) {
 	yes := []string{
-		generate.ClaudeCommand,
-		generate.CodexCommand,
+		agentpkg.ClaudeCommand,
+		agentpkg.CodexCommand,
 		".claude/hooks/kanbus-compaction-right-now.sh",
 		"kbs now --json --list",
 		"cd x && kanbus now",
@@ -377,7 +377,7 @@ func TestLiveHangingWrapper(t *testing.T) {
 	r := newRepo(t)
 	r.install("claude", time.Second)
 	pidFile := filepath.Join(realTemp(t), "pids")
-	r.write(generate.ClaudeScript, "#!/bin/sh\necho $$ >>"+pidFile+"\nexec sleep 30\n", 0o755)
+	r.write(agentpkg.ClaudeScript, "#!/bin/sh\necho $$ >>"+pidFile+"\nexec sleep 30\n", 0o755)
 	began := time.Now()
 	fs := Run(context.Background(), Options{Root: r.root, Env: r.env, LiveLimit: 500 * time.Millisecond})
 	if took := time.Since(began); took > 20*time.Second {
@@ -406,7 +406,7 @@ func TestLiveStrayKbs(t *testing.T) {
 		t.Skip("needs /usr/bin/setsid to start kbs outside the wrapper's process group")
 	}
 	// kbs in a session of its own: killing the wrapper's group misses it.
-	r.write(generate.ClaudeScript, "#!/bin/sh\n/usr/bin/setsid \"${KBS:-kbs}\" now --json --list >/dev/null 2>&1 &\nsleep 0.3\nexit 0\n", 0o755)
+	r.write(agentpkg.ClaudeScript, "#!/bin/sh\n/usr/bin/setsid \"${KBS:-kbs}\" now --json --list >/dev/null 2>&1 &\nsleep 0.3\nexit 0\n", 0o755)
 	fs := r.run()
 	live := expectOne(t, fs, "live.claude", Error, "left kbs running")
 	if !strings.Contains(live.Message, "hanging kbs") {
@@ -455,7 +455,7 @@ func TestCodexTrustRecorded(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := newRepo(t)
 			r.write(".codex/hooks.json", string(hooks), 0o644)
-			r.write(generate.CodexScript, string(generate.Script(templates.RenderWrapper(time.Second), templates.Version)), 0o755)
+			r.write(agentpkg.CodexScript, string(generate.Script(templates.RenderWrapper(time.Second), templates.Version)), 0o755)
 			if c.config != "" {
 				r.write(filepath.Join(r.home, ".codex", "config.toml"), strings.ReplaceAll(c.config, "$REPO", r.root), 0o600)
 			}
@@ -574,9 +574,9 @@ func TestCodexTrustAppServer(t *testing.T) {
 	}
 }
 
-func mustPlatform(t *testing.T, name string) detect.Platform {
+func mustPlatform(t *testing.T, name string) *agentpkg.Agent {
 	t.Helper()
-	p, ok := detect.Lookup(name)
+	p, ok := agentpkg.Lookup(name)
 	if !ok {
 		t.Fatalf("no platform %s", name)
 	}
@@ -596,7 +596,7 @@ func TestScriptVersions(t *testing.T) {
 	} {
 		r := newRepo(t)
 		r.install("claude", time.Second)
-		r.write(generate.ClaudeScript, string(generate.Script(templates.RenderWrapper(time.Second), c.version)), 0o755)
+		r.write(agentpkg.ClaudeScript, string(generate.Script(templates.RenderWrapper(time.Second), c.version)), 0o755)
 		d := newDoctor(Options{Root: r.root, Env: r.env})
 		d.scan()
 		f := expectOne(t, scriptCheck.run(d, d.agent("claude")), "claude.script", Warn, fmt.Sprintf("template v%d, %s v%d", c.version, c.want, templates.Version))

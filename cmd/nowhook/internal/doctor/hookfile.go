@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/tailscale/hujson"
 
-	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/generate"
 )
 
@@ -74,7 +74,7 @@ func (h handler) where() string {
 
 // readHookFile reads path by the rules of the agent's format. It returns
 // nil when the file does not exist.
-func readHookFile(abs, show string, user bool, p detect.Platform) *hookFile {
+func readHookFile(abs, show string, user bool, p *agentpkg.Agent) *hookFile {
 	info, err := os.Stat(abs)
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -119,7 +119,7 @@ func readHookFile(abs, show string, user bool, p detect.Platform) *hookFile {
 	f.doc, _ = parsed.Doc.(map[string]any)
 	w := walker{f: f, src: src}
 	switch p.Hooks.Layout {
-	case detect.LayoutGrouped, detect.LayoutFlat:
+	case agentpkg.LayoutGrouped, agentpkg.LayoutFlat:
 		for i := range root.Members {
 			m := &root.Members[i]
 			if memberName(m) != "hooks" {
@@ -132,10 +132,10 @@ func readHookFile(abs, show string, user bool, p detect.Platform) *hookFile {
 			}
 			for j := range events.Members {
 				e := &events.Members[j]
-				w.event("", memberName(e), "hooks."+memberName(e), &e.Value, p.Hooks.Layout == detect.LayoutGrouped)
+				w.event("", memberName(e), "hooks."+memberName(e), &e.Value, p.Hooks.Layout == agentpkg.LayoutGrouped)
 			}
 		}
-	case detect.LayoutNamed:
+	case agentpkg.LayoutNamed:
 		for i := range root.Members {
 			m := &root.Members[i]
 			name := memberName(m)
@@ -349,9 +349,12 @@ var kbsNowRE = regexp.MustCompile(`(^|[\s;&|(/"'=])(kbs|kanbus)["']?\s+now\b`)
 // runsReminder reports whether a command prints the Kanbus reminder: our
 // wrappers in any spelling, `nowhook reminder`, or `kbs now` itself.
 func runsReminder(command string) bool {
-	return generate.RunsScript(generate.ClaudeScript)(command) ||
-		generate.RunsScript(generate.CodexScript)(command) ||
-		strings.Contains(command, "kanbus-compaction-right-now") ||
+	for _, s := range agentpkg.ReminderScripts() {
+		if generate.RunsScript(s)(command) {
+			return true
+		}
+	}
+	return strings.Contains(command, "kanbus-compaction-right-now") ||
 		strings.Contains(command, "nowhook reminder") ||
 		strings.Contains(command, "nowhook-reminder") ||
 		kbsNowRE.MatchString(command)

@@ -3,6 +3,7 @@ package doctor
 import (
 	"encoding/json"
 	"fmt"
+	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/generate"
 )
 
@@ -129,7 +129,7 @@ func (d *doctor) hookShape(a *agent, s *ourSpec, h handler, want generate.Hook, 
 		out = append(out, Finding{Check: name, Agent: a.p.Name, Severity: sev, Path: h.file.show,
 			Message: h.where() + ": " + fmt.Sprintf(format, args...), Fix: fix})
 	}
-	grouped := a.p.Hooks.Layout == detect.LayoutGrouped
+	grouped := a.p.Hooks.Layout == agentpkg.LayoutGrouped
 	if h.file.dropped != nil || (a.dropsWholeFile() && len(h.file.shape) > 0) {
 		fix = "correct " + h.file.show + " (see " + a.p.Name + ".hooks-file)"
 		if h.file.dropped != nil {
@@ -328,7 +328,7 @@ var wrongEventCheck = check{"inject-event", func(d *doctor, a *agent) []Finding 
 				continue
 			}
 			fix := "delete the " + h.event + " entry at " + h.where()
-			if a.p.Refused[detect.Reinject] != "" {
+			if a.p.Refused[agentpkg.Reinject] != "" {
 				fix += "; " + d.setupFix(a.p.Name) + " teaches `kbs now` in AGENTS.md instead"
 			} else {
 				fix += "; " + d.setupFix(a.p.Name) + " installs the SessionStart compact hook"
@@ -392,13 +392,14 @@ var claudeTwiceCheck = check{"twice", func(d *doctor, a *agent) []Finding {
 	// .claude/settings.json, the current command anywhere else.
 	var where []string
 	bySetup := true
-	ours := generate.RunsScript(generate.ClaudeScript)
-	current := entryCommand(generate.ClaudeHook(d.budget()))
+	entry := a.p.HookEntries()[0].Hook
+	ours := generate.RunsScript(entry.Script)
+	current := entryCommand(entry.Hook(agentpkg.Options{Budget: d.budget()}))
 	for _, c := range commands {
 		h := byCommand[c][0]
 		where = append(where, fmt.Sprintf("%q at %s", c, h.where()))
 		for _, h := range byCommand[c] {
-			inProject := !h.file.user && h.file.show == generate.ClaudeSettings.Path
+			inProject := !h.file.user && h.file.show == entry.File.Path
 			if (inProject && !ours(c)) || (!inProject && c != current) {
 				bySetup = false
 			}

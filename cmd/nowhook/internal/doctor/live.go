@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,8 +14,6 @@ import (
 	"time"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
-	"github.com/nowhook/nowhook/detect"
-	"github.com/nowhook/nowhook/generate"
 )
 
 // The live check runs each installed hook the way its agent would: the
@@ -73,7 +72,7 @@ const overallSlack = 10 * time.Second
 func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 	budget := d.budget()
 	longest := budget
-	for _, s := range []string{generate.ClaudeScript, generate.CodexScript} {
+	for _, s := range agentpkg.ReminderScripts() {
 		if b, ok := scriptBudget(filepath.Join(d.root, s)); ok && b > longest {
 			longest = b
 		}
@@ -104,7 +103,7 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 			continue
 		}
 		for _, s := range a.specs {
-			if s.mode != detect.Reinject {
+			if s.mode != agentpkg.Reinject {
 				continue
 			}
 			h, ok := firstRunnable(s.ours)
@@ -459,7 +458,7 @@ var runtimeCheck = check{"runtime", func(d *doctor, _ *agent) []Finding {
 	installed := false
 	for _, a := range d.agents {
 		for _, s := range a.specs {
-			if s.mode == detect.Reinject && exists(filepath.Join(d.root, s.script)) {
+			if s.mode == agentpkg.Reinject && exists(filepath.Join(d.root, s.script)) {
 				installed = true
 			}
 		}

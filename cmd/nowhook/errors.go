@@ -1,0 +1,74 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Errors travel as values; exit turns one into its message, its exit
+// status and, where nothing was written, the sentence that says so.
+
+// cmdError is an error with the exit status it means.
+type cmdError struct {
+	err    error
+	status int
+	// untouched: nothing was written, and the user is told so.
+	untouched bool
+}
+
+func (e *cmdError) Error() string { return e.err.Error() }
+func (e *cmdError) Unwrap() error { return e.err }
+
+// usageError is a bad flag or argument, or a request nowhook refuses (a
+// mode the platform lacks, a file it will not edit): exit 2, nothing
+// written.
+func usageError(format string, args ...any) error {
+	return &cmdError{err: fmt.Errorf(format, args...), status: exitUsage, untouched: true}
+}
+
+// refused wraps err as a refusal: exit 2, nothing written.
+func refused(err error) error {
+	return &cmdError{err: err, status: exitUsage, untouched: true}
+}
+
+// failedUntouched is a failure before anything was written: exit 1.
+func failedUntouched(err error) error {
+	return &cmdError{err: err, status: exitFailed, untouched: true}
+}
+
+// errAborted is the user's Ctrl-C or Esc in the wizard: exit 130.
+var errAborted = &cmdError{err: errors.New("aborted"), status: exitAborted, untouched: true}
+
+// errSilent ends a command whose message was already printed.
+type errSilent struct{ status int }
+
+func (e errSilent) Error() string { return fmt.Sprintf("exit status %d", e.status) }
+
+// exit prints err once, as "nowhook COMMAND: message", and returns the
+// exit status it means. A plain error is a failure (exit 1) after which
+// the message itself says what was written.
+func exit(command string, err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	var silent errSilent
+	if errors.As(err, &silent) {
+		return silent.status
+	}
+	var ce *cmdError
+	if errors.As(err, &ce) {
+		msg := ce.err.Error()
+		if ce.untouched {
+			if ce.status == exitAborted {
+				msg += "; nothing was written."
+			} else {
+				msg += "\nNothing was written."
+			}
+		}
+		fmt.Fprintf(stderr, "nowhook %s: %s\n", command, msg)
+		return ce.status
+	}
+	fmt.Fprintf(stderr, "nowhook %s: %v\n", command, err)
+	return exitFailed
+}

@@ -1,0 +1,382 @@
+// Package agent is the agent table: one file per coding agent declares
+// everything nowhook knows about it (how it is detected, the modes it
+// allows and why it refuses the others, the artifacts each mode owns and
+// how each is rendered, recognised and removed, doctor's checks for it,
+// and steps such as Codex's trust). Setup, remove, doctor, the wizard and
+// the README's matrix read the table; nothing outside an agent's file
+// branches on its name. A new agent is a new file.
+package agent
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Mode is how nowhook serves an agent.
+type Mode string
+
+const (
+	// Reinject puts the reminder back into the model's context right after
+	// every compaction, through a hook.
+	Reinject Mode = "reinject"
+	// OnDemand teaches the agent to run `kbs now` itself (AGENTS.md).
+	OnDemand Mode = "ondemand"
+	// Nudge is on-demand plus a message to the user before compaction.
+	Nudge Mode = "nudge"
+)
+
+// Modes lists every mode in the order help texts show them.
+var Modes = []Mode{Reinject, OnDemand, Nudge}
+
+// Options shape what the artifacts render.
+type Options struct {
+	// Budget is the time the hook gives kbs.
+	Budget time.Duration
+	// Force replaces scripts at our paths that were changed by hand or
+	// are not ours.
+	Force bool
+}
+
+// DefaultBudget is the hook's budget for kbs when --timeout is not given.
+const DefaultBudget = 5 * time.Second
+
+// Agent is one row of the table.
+type Agent struct {
+	Name  string // as given to --agents
+	Title string // as shown to people
+	// Default is the mode used when --agents names the agent without one.
+	Default Mode
+	// Modes are the modes the agent allows, each with what it owns.
+	Modes []ModeSpec
+	// Refused maps each mode the agent lacks to the platform's reason.
+	Refused map[Mode]string
+	// Reinject says how re-injection works ("yes: ..."), or why it
+	// cannot ("no: ..."), for the matrix.
+	Reinject string
+	// Fallback: configured by `setup --yes` when no agent is detected.
+	Fallback bool
+	// Markers are repository paths whose presence shows the agent is used;
+	// Globs are patterns with the evidence a match gives.
+	Markers []string
+	Globs   []Glob
+	// Binaries are commands whose presence on PATH shows it is installed.
+	Binaries []string
+	// Hooks is how the agent reads hook files (doctor reads them all).
+	Hooks HookFormat
+	// Checks names doctor's checks for the agent, in the order they run.
+	Checks []string
+	// Trust is a step that makes the agent run our hook at all (Codex's
+	// hook trust), or nil.
+	Trust *Trust
+}
+
+// Glob is a pattern, relative to the repository root, that shows an agent
+// is used when it matches, and what to say when it does.
+type Glob struct{ Pattern, Evidence string }
+
+// ModeSpec is one mode an agent allows.
+type ModeSpec struct {
+	Mode Mode
+	// Words say what the mode does, for the wizard.
+	Words string
+	// Artifacts are what nowhook writes for the mode, in the order they
+	// are written (and removed in reverse).
+	Artifacts []Artifact
+}
+
+// HookFormat is how an agent reads its hook files.
+type HookFormat struct {
+	// Files are the files the agent loads hooks from: repository paths,
+	// then user paths, where a leading "~/" and "${VAR:-default}" expand.
+	Files []string
+	// Layout is the shape of a file: LayoutGrouped, LayoutFlat or LayoutNamed.
+	Layout string
+	// Strict: one comment, trailing comma or syntax error drops the whole file.
+	Strict bool
+	// Shell runs a hook's command string with -c, in the project directory.
+	Shell string
+	// ProjectDirEnv is the variable that hands hooks the project
+	// directory, if the agent sets one.
+	ProjectDirEnv string
+	// JSONOutput: hook output whose first non-blank character is { or [
+	// is parsed as JSON, and injects nothing when it is not the agent's
+	// JSON shape.
+	JSONOutput bool
+	// WrongEvents maps the hook events that can run a command but cannot
+	// put the reminder back after compaction to the reason; a hook there
+	// that runs `kbs now` is an error.
+	WrongEvents map[string]string
+}
+
+// Hook file layouts.
+const (
+	// LayoutGrouped: {"hooks": {EVENT: [{"matcher", "hooks": [handler...]}]}}.
+	LayoutGrouped = "grouped"
+	// LayoutFlat: {"hooks": {EVENT: [handler...]}}.
+	LayoutFlat = "flat"
+	// LayoutNamed: {NAME: {EVENT: [handler...]}}.
+	LayoutNamed = "named"
+)
+
+// All is the agent table, in the order people see it.
+var All = []*Agent{claude, codex, cursor, antigravity}
+
+// Lookup returns the agent named name.
+func Lookup(name string) (*Agent, bool) {
+	for _, a := range All {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return nil, false
+}
+
+// Names lists the agents' names.
+func Names() []string {
+	names := make([]string, len(All))
+	for i, a := range All {
+		names[i] = a.Name
+	}
+	return names
+}
+
+// Spec returns the agent's spec for mode m.
+func (a *Agent) Spec(m Mode) (ModeSpec, bool) {
+	for _, s := range a.Modes {
+		if s.Mode == m {
+			return s, true
+		}
+	}
+	return ModeSpec{}, false
+}
+
+// ModeNames lists the agent's modes, the default first.
+func (a *Agent) ModeNames() []Mode {
+	modes := []Mode{a.Default}
+	for _, s := range a.Modes {
+		if s.Mode != a.Default {
+			modes = append(modes, s.Mode)
+		}
+	}
+	return modes
+}
+
+// Owned lists every artifact any of the agent's modes owns, once each, in
+// the order of the modes and their artifacts.
+func (a *Agent) Owned() []Artifact {
+	var out []Artifact
+	for _, s := range a.Modes {
+		for _, art := range s.Artifacts {
+			if !containsArtifact(out, art) {
+				out = append(out, art)
+			}
+		}
+	}
+	return out
+}
+
+// Wants reports whether mode m of the agent owns art.
+func (a *Agent) Wants(m Mode, art Artifact) bool {
+	s, ok := a.Spec(m)
+	return ok && containsArtifact(s.Artifacts, art)
+}
+
+func containsArtifact(list []Artifact, art Artifact) bool {
+	for _, x := range list {
+		if x == art {
+			return true
+		}
+	}
+	return false
+}
+
+// OnDemandOnly is the reason the agent cannot re-inject, or "".
+func (a *Agent) OnDemandOnly() string { return a.Refused[Reinject] }
+
+// Choice is one agent and the mode to configure it in.
+type Choice struct {
+	Agent *Agent
+	Mode  Mode
+}
+
+// Choose returns the choice of mode for a; without a mode, a's default.
+func (a *Agent) Choose(mode Mode, hasMode bool) (Choice, error) {
+	if !hasMode {
+		return Choice{Agent: a, Mode: a.Default}, nil
+	}
+	if _, ok := a.Spec(mode); ok {
+		return Choice{Agent: a, Mode: mode}, nil
+	}
+	if reason, ok := a.Refused[mode]; ok {
+		return Choice{}, fmt.Errorf("%s=%s is refused: %s", a.Name, mode, reason)
+	}
+	var known []string
+	for _, m := range Modes {
+		known = append(known, string(m))
+	}
+	return Choice{}, fmt.Errorf("unknown mode %q for %s (modes: %s)", mode, a.Name, strings.Join(known, ", "))
+}
+
+// ParseAgents parses an --agents list `agent[=mode],...`. A mode the
+// agent lacks is refused with the platform's reason.
+func ParseAgents(list string) ([]Choice, error) {
+	var choices []Choice
+	seen := map[string]bool{}
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name, mode, hasMode := strings.Cut(item, "=")
+		a, ok := Lookup(name)
+		if !ok {
+			return nil, fmt.Errorf("unknown agent %q (known: %s)", name, strings.Join(Names(), ", "))
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("agent %q is listed twice", name)
+		}
+		seen[name] = true
+		c, err := a.Choose(Mode(mode), hasMode)
+		if err != nil {
+			return nil, err
+		}
+		choices = append(choices, c)
+	}
+	if len(choices) == 0 {
+		return nil, fmt.Errorf("--agents lists no agent (known: %s)", strings.Join(Names(), ", "))
+	}
+	return choices, nil
+}
+
+// Found is what detection found of one agent.
+type Found struct {
+	Agent    *Agent
+	Evidence []string // e.g. ".claude/ exists", "claude on PATH"
+}
+
+// Present reports whether anything shows the agent is used.
+func (f Found) Present() bool { return len(f.Evidence) > 0 }
+
+// Detect looks at root's known paths and at PATH, for every agent.
+func Detect(root string) []Found {
+	var out []Found
+	for _, a := range All {
+		f := Found{Agent: a}
+		for _, m := range a.Markers {
+			if info, err := os.Stat(filepath.Join(root, filepath.FromSlash(m))); err == nil {
+				if info.IsDir() {
+					f.Evidence = append(f.Evidence, m+"/ exists")
+				} else {
+					f.Evidence = append(f.Evidence, m+" exists")
+				}
+			}
+		}
+		for _, g := range a.Globs {
+			if matches, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(g.Pattern))); len(matches) > 0 {
+				f.Evidence = append(f.Evidence, g.Evidence)
+			}
+		}
+		for _, b := range a.Binaries {
+			if _, err := exec.LookPath(b); err == nil {
+				f.Evidence = append(f.Evidence, b+" on PATH")
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// Markers lists every agent's markers, for messages.
+func Markers() []string {
+	var m []string
+	for _, a := range All {
+		m = append(m, a.Markers...)
+	}
+	return m
+}
+
+// Matrix renders the agent table as a Markdown table, for the README (a
+// test keeps the README's copy equal to it).
+func Matrix() string {
+	var b strings.Builder
+	b.WriteString("| agent | `--agents` name | modes (default first) | re-inject after compaction | files nowhook writes (default mode) |\n")
+	b.WriteString("|---|---|---|---|---|\n")
+	for _, a := range All {
+		var modes []string
+		for _, m := range a.ModeNames() {
+			modes = append(modes, string(m))
+		}
+		spec, _ := a.Spec(a.Default)
+		var files []string
+		for _, art := range spec.Artifacts {
+			f := "`" + art.Path() + "`"
+			if !contains(files, f) {
+				files = append(files, f)
+			}
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s |\n", a.Title, a.Name, strings.Join(modes, ", "), a.Reinject, strings.Join(files, ", "))
+	}
+	return b.String()
+}
+
+// Refusals lists every refused agent=mode pair, sorted, for help texts.
+func Refusals() []string {
+	var out []string
+	for _, a := range All {
+		for m := range a.Refused {
+			out = append(out, a.Name+"="+string(m))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// HookEntries lists the agent's hook entries, with the mode that owns
+// each (the first mode that does).
+func (a *Agent) HookEntries() []ModeHook {
+	var out []ModeHook
+	seen := map[*HookEntry]bool{}
+	for _, s := range a.Modes {
+		for _, art := range s.Artifacts {
+			if h, ok := art.(*HookEntry); ok && !seen[h] {
+				seen[h] = true
+				out = append(out, ModeHook{Mode: s.Mode, Hook: h})
+			}
+		}
+	}
+	return out
+}
+
+// ModeHook is a hook entry and the mode that owns it.
+type ModeHook struct {
+	Mode Mode
+	Hook *HookEntry
+}
+
+// ReminderScripts lists the scripts of every agent's hook entries that
+// print the reminder (the nudge prints a message, not the reminder).
+func ReminderScripts() []string {
+	var out []string
+	for _, a := range All {
+		for _, art := range a.Owned() {
+			if s, ok := art.(*Script); ok && s.Reminder && !contains(out, s.File) {
+				out = append(out, s.File)
+			}
+		}
+	}
+	return out
+}

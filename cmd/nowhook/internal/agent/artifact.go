@@ -1,0 +1,188 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/nowhook/nowhook/generate"
+	"github.com/nowhook/nowhook/templates"
+)
+
+// An Artifact is one thing nowhook owns in one file: a hook entry in a
+// JSON file, a script it owns whole, or a Markdown block. Each knows how
+// to render itself (current version), recognise itself (this and every
+// earlier version, and Kanbus's hand-copied recipe) and remove itself.
+// Artifacts are pure: bytes in, bytes out; the caller reads and writes.
+type Artifact interface {
+	// Path is the file, relative to the repository root, slash-separated.
+	Path() string
+	// Apply returns cur with the artifact present and current.
+	Apply(cur []byte, o Options) (Edit, error)
+	// Remove returns cur without the artifact. drop says whether a JSON
+	// container left empty ("hooks", "hooks.<Event>") was nowhook's.
+	Remove(cur []byte, drop func(path string) bool) (Edit, error)
+	// Present reports whether cur holds the artifact, in any version.
+	Present(cur []byte) bool
+}
+
+// Edit is what an artifact makes of a file.
+type Edit struct {
+	Next []byte
+	// Exec: the file must be executable (a script).
+	Exec bool
+	// Delete: the file was ours whole and goes.
+	Delete bool
+	// Empty: nothing is left in the file; it goes if nowhook created it.
+	Empty bool
+	// Created lists the JSON containers this edit created; Gone those a
+	// removal took out.
+	Created, Gone []string
+	// Done says what the edit did to the file when it kept it: "removed"
+	// for our part taken out; "" otherwise.
+	Done string
+	// Note says what was left alone and why.
+	Note string
+}
+
+// HookEntry is our entry in an agent's JSON hook file.
+type HookEntry struct {
+	File generate.HookFile
+	// Hook is the entry for the options; its Ours recognises every
+	// version of it.
+	Hook func(Options) generate.Hook
+	// Script is the script the entry's command runs, relative to the root.
+	Script string
+}
+
+func (h *HookEntry) Path() string { return h.File.Path }
+
+func (h *HookEntry) Apply(cur []byte, o Options) (Edit, error) {
+	next, err := h.File.MergeHook(cur, h.Hook(o))
+	if err != nil {
+		return Edit{}, err
+	}
+	return Edit{Next: next, Created: h.File.Missing(cur)}, nil
+}
+
+func (h *HookEntry) Remove(cur []byte, drop func(string) bool) (Edit, error) {
+	next, r, err := h.File.RemoveHook(cur, h.ours(), drop)
+	if err != nil {
+		return Edit{}, err
+	}
+	e := Edit{Next: next, Empty: r.Empty}
+	if r.Handlers > 0 {
+		e.Done = "removed"
+		e.Gone = h.File.Missing(next)
+	}
+	return e, nil
+}
+
+func (h *HookEntry) Present(cur []byte) bool {
+	_, r, err := h.File.RemoveHook(cur, h.ours(), func(string) bool { return false })
+	return err == nil && r.Handlers > 0
+}
+
+func (h *HookEntry) ours() func(string) bool {
+	return h.Hook(Options{Budget: DefaultBudget}).Ours
+}
+
+// Script is a file nowhook owns whole, signed with its template version
+// and a hash of its body.
+type Script struct {
+	File string
+	Body func(Options) string
+	// Reminder: the script prints the Kanbus reminder (a wrapper).
+	Reminder bool
+}
+
+func (s *Script) Path() string { return s.File }
+
+func (s *Script) Apply(cur []byte, o Options) (Edit, error) {
+	keep := Edit{Next: cur}
+	state, version := generate.InspectScript(cur)
+	if (state == generate.ScriptOurs || state == generate.ScriptModified) && version > templates.Version {
+		keep.Note = fmt.Sprintf("%v; left it alone (upgrade nowhook).", &generate.NewerError{Path: s.File, Found: version, Ours: templates.Version})
+		return keep, nil
+	}
+	e := Edit{Next: generate.Script(s.Body(o), templates.Version), Exec: true}
+	switch state {
+	case generate.ScriptModified:
+		if !o.Force {
+			keep.Note = s.File + " was changed by hand since nowhook wrote it; left it alone (nowhook setup --force replaces it)."
+			return keep, nil
+		}
+	case generate.ScriptForeign:
+		if !o.Force {
+			keep.Note = s.File + " has no nowhook signature line, so it is yours; left it alone (nowhook setup --force replaces it)."
+			return keep, nil
+		}
+	case generate.ScriptKanbus:
+		e.Note = s.File + " was Kanbus's hand-copied example wrapper; replaced it with nowhook's."
+	}
+	return e, nil
+}
+
+func (s *Script) Remove(cur []byte, _ func(string) bool) (Edit, error) {
+	state, _ := generate.InspectScript(cur)
+	switch state {
+	case generate.ScriptOurs:
+		return Edit{Delete: true}, nil
+	case generate.ScriptModified:
+		return Edit{Next: cur, Note: s.File + " was changed by hand since nowhook wrote it; kept it (delete it yourself if you no longer want it)."}, nil
+	case generate.ScriptForeign, generate.ScriptKanbus:
+		return Edit{Next: cur, Note: s.File + " has no nowhook signature line, so it is yours; kept it."}, nil
+	}
+	return Edit{Next: cur}, nil
+}
+
+func (s *Script) Present(cur []byte) bool {
+	state, _ := generate.InspectScript(cur)
+	return state == generate.ScriptOurs || state == generate.ScriptModified
+}
+
+// Block is a managed Markdown block in a file.
+type Block struct {
+	File  string
+	Block generate.Block
+}
+
+func (b *Block) Path() string { return b.File }
+
+func (b *Block) Apply(cur []byte, _ Options) (Edit, error) {
+	next, err := generate.MergeBlock(b.File, cur, b.Block)
+	if newer := (*generate.NewerError)(nil); errors.As(err, &newer) {
+		return Edit{Next: cur, Note: fmt.Sprintf("%v; left it alone (upgrade nowhook).", newer)}, nil
+	}
+	if err != nil {
+		return Edit{}, err
+	}
+	return Edit{Next: next}, nil
+}
+
+func (b *Block) Remove(cur []byte, _ func(string) bool) (Edit, error) {
+	next, removed, empty, err := generate.RemoveBlock(b.File, cur, b.Block)
+	if err != nil {
+		return Edit{}, err
+	}
+	e := Edit{Next: next, Empty: empty}
+	if removed {
+		e.Done = "removed"
+	}
+	return e, nil
+}
+
+func (b *Block) Present(cur []byte) bool {
+	_, found, err := generate.FindBlock(cur, b.Block.Name)
+	return err == nil && found
+}
+
+// The artifacts every agent shares.
+var (
+	// OnDemandBlock teaches on-demand `kbs now` in AGENTS.md.
+	OnDemandBlock = &Block{File: "AGENTS.md", Block: generate.Block{Name: "kbs-now", Version: templates.Version, Body: templates.OnDemand}}
+)
+
+// wrapper is the reminder wrapper script at path.
+func wrapper(path string) *Script {
+	return &Script{File: path, Body: func(o Options) string { return templates.RenderWrapper(o.Budget) }, Reminder: true}
+}

@@ -1,0 +1,72 @@
+package agent
+
+import (
+	"github.com/nowhook/nowhook/generate"
+	"github.com/nowhook/nowhook/templates"
+)
+
+// Claude Code (docs/platforms.md#claude-code): a SessionStart hook with
+// matcher compact in .claude/settings.json; its plain stdout is added to
+// the next model request after a manual or automatic compaction.
+
+// ClaudeScript is the wrapper our Claude Code hook runs.
+const ClaudeScript = ".claude/hooks/kanbus-compaction-right-now.sh"
+
+// ClaudeCommand is our hook's command. Quoted, so that a project path with
+// spaces works; Claude Code runs it with /bin/sh -c.
+const ClaudeCommand = `"$CLAUDE_PROJECT_DIR"/` + ClaudeScript
+
+// ClaudeSettings is the schema of .claude/settings.json: strict JSON (a
+// comment or trailing comma makes Claude Code ignore the whole file).
+var ClaudeSettings = generate.HookFile{
+	Path:    ".claude/settings.json",
+	Agent:   "Claude Code",
+	Event:   "SessionStart",
+	Grouped: true,
+	Strict:  true,
+}
+
+var (
+	claudeHook = &HookEntry{
+		File:   ClaudeSettings,
+		Hook:   func(o Options) generate.Hook { return generate.CompactGroup(ClaudeCommand, ClaudeScript, o.Budget) },
+		Script: ClaudeScript,
+	}
+	claudeWrapper = wrapper(ClaudeScript)
+	// claudeCompact steers what Claude Code's summary keeps: CLAUDE.md is
+	// re-read after compaction, and a "Compact Instructions" section is
+	// given to the summariser.
+	claudeCompact = &Block{File: "CLAUDE.md", Block: generate.Block{
+		Name: "compact-instructions", Version: templates.Version, Body: templates.CompactInstructions, Heading: "Compact Instructions"}}
+)
+
+var claude = &Agent{
+	Name:     "claude",
+	Title:    "Claude Code",
+	Default:  Reinject,
+	Fallback: true,
+	Modes: []ModeSpec{
+		{Mode: Reinject, Words: "re-inject: a hook puts the work in progress back right after every compaction",
+			Artifacts: []Artifact{claudeHook, claudeWrapper, claudeCompact, OnDemandBlock}},
+		{Mode: OnDemand, Words: "on demand: AGENTS.md teaches the agent to run kbs now; no hook",
+			Artifacts: []Artifact{OnDemandBlock}},
+	},
+	Refused: map[Mode]string{
+		Nudge: "nudge is Cursor's pre-compaction message to the user; Claude Code re-injects the reminder itself (use reinject or ondemand)",
+	},
+	Reinject: "yes: SessionStart hook with matcher compact; its stdout is added to the next model request",
+	Markers:  []string{".claude", "CLAUDE.md"},
+	Binaries: []string{"claude"},
+	Hooks: HookFormat{
+		Files:         []string{".claude/settings.local.json", ".claude/settings.json", "${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json"},
+		Layout:        LayoutGrouped,
+		Strict:        true,
+		Shell:         "/bin/sh",
+		ProjectDirEnv: "CLAUDE_PROJECT_DIR",
+		WrongEvents: map[string]string{
+			"PreCompact":  "Claude Code gives PreCompact output to the summariser as extra instructions, not to the model after compaction; use SessionStart with matcher compact",
+			"PostCompact": "Claude Code shows PostCompact output to the user only; use SessionStart with matcher compact",
+		},
+	},
+	Checks: []string{"mode", "hooks-file", "disabled", "hook", "script", "twice", "inject-event", "precompact-block", "md"},
+}

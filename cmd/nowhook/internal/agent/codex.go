@@ -1,0 +1,370 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	toml "github.com/pelletier/go-toml/v2"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
+	"github.com/nowhook/nowhook/generate"
+)
+
+// Codex CLI (docs/platforms.md#codex-cli): a SessionStart hook with matcher
+// compact in .codex/hooks.json; its plain stdout becomes a developer
+// message in the next request. Codex runs project hooks only once the user
+// config trusts the project and the hook's hash (see codexTrust).
+
+// CodexScript is the wrapper our Codex hook runs.
+const CodexScript = ".codex/hooks/kanbus-compaction-right-now.sh"
+
+// CodexCommand finds the wrapper from the session's working directory by
+// walking up to the nearest directory that has it, so it works when Codex
+// was started in a subdirectory and for a project inside a larger git
+// repository, without starting git; it exits 0 when the script is missing.
+// Codex runs it with /bin/bash -c.
+const CodexCommand = `d=$PWD; while [ "$d" != / ] && [ ! -x "$d/` + CodexScript + `" ]; do d=${d%/*}; d=${d:-/}; done; [ ! -x "$d/` + CodexScript + `" ] || exec "$d/` + CodexScript + `"`
+
+// CodexHooks is the schema of a project's .codex/hooks.json. Codex 0.171.0
+// parses it strictly, and drops the whole file for a comment, a trailing
+// comma or an entry of the wrong shape.
+var CodexHooks = generate.HookFile{
+	Path:    codexHooksPath,
+	Agent:   "Codex",
+	Event:   "SessionStart",
+	Grouped: true,
+	Strict:  true,
+	Check:   checkCodexHooks,
+}
+
+const codexHooksPath = ".codex/hooks.json"
+
+// CodexBinary is the command that runs Codex.
+const CodexBinary = "codex"
+
+var (
+	codexHook = &HookEntry{
+		File:   CodexHooks,
+		Hook:   func(o Options) generate.Hook { return generate.CompactGroup(CodexCommand, CodexScript, o.Budget) },
+		Script: CodexScript,
+	}
+	codexWrapper = wrapper(CodexScript)
+)
+
+var codex = &Agent{
+	Name:     "codex",
+	Title:    "Codex CLI",
+	Default:  Reinject,
+	Fallback: true,
+	Modes: []ModeSpec{
+		{Mode: Reinject, Words: "re-inject: a hook puts the work in progress back right after every compaction",
+			Artifacts: []Artifact{codexHook, codexWrapper, OnDemandBlock}},
+		{Mode: OnDemand, Words: "on demand: AGENTS.md teaches the agent to run kbs now; no hook",
+			Artifacts: []Artifact{OnDemandBlock}},
+	},
+	Refused: map[Mode]string{
+		Nudge: "nudge is Cursor's pre-compaction message to the user; Codex re-injects the reminder itself (use reinject or ondemand)",
+	},
+	Reinject: "yes: SessionStart hook with source compact; its stdout becomes a developer message",
+	Markers:  []string{".codex"},
+	Binaries: []string{CodexBinary},
+	Hooks: HookFormat{
+		Files:      []string{".codex/hooks.json", "${CODEX_HOME:-~/.codex}/hooks.json"},
+		Layout:     LayoutGrouped,
+		Strict:     true,
+		Shell:      "/bin/bash",
+		JSONOutput: true,
+		WrongEvents: map[string]string{
+			"PreCompact":  "Codex's PreCompact hooks cannot inject context; use SessionStart with matcher compact",
+			"PostCompact": "Codex's PostCompact hooks cannot inject context; use SessionStart with matcher compact",
+		},
+	},
+	Checks: []string{"mode", "hooks-file", "config", "hook", "script", "inject-event", "features", "layers", "trust", "agents-md-cap"},
+	Trust: &Trust{
+		Hook:      codexHook,
+		Hint:      "Codex skips untrusted hooks without a word; to trust ours, run: nowhook setup --yes --agents codex --trust-codex",
+		Available: findCodex,
+		Record:    recordCodexTrust,
+		Keys:      codexTrustKeys,
+		Forget:    forgetCodexTrust,
+		Preflight: checkCodexConfig,
+	},
+}
+
+// Trust is a step outside the repository that makes an agent run our hook
+// at all: Codex's hook trust, recorded in the user's Codex config.
+type Trust struct {
+	// Hook is the artifact whose entries need trust.
+	Hook *HookEntry
+	// Hint is printed when the hook was written without the step.
+	Hint string
+	// Available reports whether the step can run here.
+	Available func() error
+	// Record records the trust of our hook (and the project) and says what
+	// it did.
+	Record func(ctx context.Context, root string) (string, error)
+	// Keys lists the trust keys of our entries in the hook file content
+	// cur (positions: compute them before our entry is removed).
+	Keys func(root string, cur []byte) []string
+	// Forget removes the trust recorded for keys, or says how to.
+	Forget func(ctx context.Context, root string, keys []string) (string, error)
+	// Preflight refuses a setup that the agent's other config makes
+	// unsafe, before anything is written.
+	Preflight func(root string) error
+}
+
+// trustTimeout bounds the whole conversation with codex app-server; a real
+// run takes one to two seconds.
+const trustTimeout = 30 * time.Second
+
+func findCodex() error {
+	if _, err := codexapp.Find(nil); err != nil {
+		return fmt.Errorf("%w, then run nowhook setup --yes --agents codex --trust-codex", err)
+	}
+	return nil
+}
+
+// recordCodexTrust records, through Codex's own app-server, the trust of
+// exactly our hook and of the project.
+func recordCodexTrust(ctx context.Context, root string) (string, error) {
+	bin, err := codexapp.Find(nil)
+	if err != nil {
+		return "", fmt.Errorf("%w, then run nowhook setup --yes --agents codex --trust-codex", err)
+	}
+	canonical, err := codexapp.CanonicalRoot(root)
+	if err != nil {
+		return "", err
+	}
+	hooksFile := filepath.Join(canonical, filepath.FromSlash(CodexHooks.Path))
+	ours := generate.RunsScript(CodexScript)
+	ctx, cancel := context.WithTimeout(ctx, trustTimeout)
+	defer cancel()
+	res, err := codexapp.Trust(ctx, codexapp.Options{Codex: bin, Dir: canonical, ClientVersion: "nowhook"}, codexapp.TrustRequest{
+		Root:    canonical,
+		Project: true,
+		Select: func(h codexapp.Hook) bool {
+			return h.SourcePath == hooksFile && ours(h.Command)
+		},
+	})
+	if err != nil {
+		return "", err
+	}
+	var done []string
+	if res.ProjectTrusted {
+		done = append(done, "the project "+canonical)
+	}
+	if len(res.Recorded) > 0 {
+		done = append(done, "hook "+strings.Join(res.Recorded, ", "))
+	}
+	where := res.ConfigFile
+	if where == "" && res.After != nil {
+		where = res.After.UserConfig
+	}
+	if where == "" {
+		where = "your Codex config"
+	}
+	if len(done) == 0 {
+		return "codex: our hook and the project were already trusted in " + where, nil
+	}
+	return "codex: trusted " + strings.Join(done, " and ") + " in " + where, nil
+}
+
+// codexTrustKeys lists the hooks.state keys of our handlers in hooks.json.
+func codexTrustKeys(root string, cur []byte) []string {
+	p, err := CodexHooks.ParseHookFile(cur)
+	if err != nil || p.Doc == nil {
+		return nil
+	}
+	canonical, err := codexapp.CanonicalRoot(root)
+	if err != nil {
+		canonical = root
+	}
+	hooksFile := filepath.Join(canonical, filepath.FromSlash(CodexHooks.Path))
+	ours := generate.RunsScript(CodexScript)
+	doc, _ := p.Doc.(map[string]any)
+	events, _ := doc["hooks"].(map[string]any)
+	groups, _ := events[CodexHooks.Event].([]any)
+	var keys []string
+	for gi, g := range groups {
+		group, _ := g.(map[string]any)
+		handlers, _ := group["hooks"].([]any)
+		for hi, h := range handlers {
+			handler, _ := h.(map[string]any)
+			if cmd, _ := handler["command"].(string); ours(cmd) {
+				keys = append(keys, generate.CodexHookKey(hooksFile, CodexHooks.Event, gi, hi))
+			}
+		}
+	}
+	return keys
+}
+
+// forgetCodexTrust removes our hooks' trust through codex app-server when
+// codex is found, otherwise says which lines to delete by hand. The
+// project's own trust stays: the user may rely on it for other hooks.
+func forgetCodexTrust(ctx context.Context, root string, keys []string) (string, error) {
+	if len(keys) == 0 {
+		return "", nil
+	}
+	config, recorded := recordedTrust(keys)
+	if len(recorded) == 0 {
+		return "", nil // nothing to forget
+	}
+	bin, err := codexapp.Find(nil)
+	if err != nil {
+		if errors.Is(err, codexapp.ErrCodexNotFound) {
+			return "codex is not on PATH, so nowhook cannot forget the trust of the hook it removed; delete these lines from " + config + ":\n" + codexapp.ForgetLines(recorded), nil
+		}
+		return "", err
+	}
+	keys = recorded
+	canonical, err := codexapp.CanonicalRoot(root)
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, trustTimeout)
+	defer cancel()
+	res, err := codexapp.Forget(ctx, codexapp.Options{Codex: bin, Dir: canonical, ClientVersion: "nowhook"}, codexapp.ForgetRequest{Root: canonical, Keys: keys})
+	if err != nil {
+		return "", err
+	}
+	if len(res.Removed) == 0 {
+		return "", nil
+	}
+	return "codex: forgot the trust of hook " + strings.Join(res.Removed, ", ") + " (the project's own trust stays)", nil
+}
+
+const codexDrops = "Codex drops this whole hooks.json with only a warning, so none of its hooks run"
+
+// checkCodexHooks finds what makes Codex drop a whole hooks.json: an
+// unknown top-level key, a command that is not a string, a timeout that is
+// not a number, a handler without type or command.
+func checkCodexHooks(doc any) *generate.FileError {
+	path := codexHooksPath
+	root, ok := doc.(map[string]any)
+	if !ok {
+		return &generate.FileError{Path: path, Problem: "the top level is not an object", Consequence: codexDrops, Fix: `make it {"hooks": {...}}`}
+	}
+	var keys []string
+	for k := range root {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if k != "hooks" && k != "description" {
+			return &generate.FileError{Path: path, Problem: fmt.Sprintf("has the top-level key %q, which Codex does not accept (only \"hooks\" and \"description\")", k),
+				Consequence: codexDrops, Fix: fmt.Sprintf("remove %q from %s, then run nowhook setup again", k, path)}
+		}
+	}
+	events, _ := root["hooks"].(map[string]any)
+	var names []string
+	for name := range events {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		groups, _ := events[name].([]any)
+		for gi, g := range groups {
+			group, _ := g.(map[string]any)
+			handlers, _ := group["hooks"].([]any)
+			for hi, h := range handlers {
+				handler, _ := h.(map[string]any)
+				at := fmt.Sprintf("hooks.%s[%d].hooks[%d]", name, gi, hi)
+				if handler == nil {
+					return codexHandlerError(at, "is not an object", "make it {\"type\": \"command\", \"command\": \"...\"}")
+				}
+				if _, ok := handler["type"]; !ok {
+					return codexHandlerError(at, "has no \"type\"", `add "type": "command"`)
+				}
+				switch handler["command"].(type) {
+				case string:
+				case nil:
+					return codexHandlerError(at, "has no \"command\"", "add the command as a string")
+				case []any:
+					return codexHandlerError(at+".command", "is an array, but Codex takes a command string", "join the command into one string")
+				default:
+					return codexHandlerError(at+".command", "is not a string", "make the command a string")
+				}
+				if t, ok := handler["timeout"]; ok {
+					if _, isNum := t.(json.Number); !isNum {
+						if _, isFloat := t.(float64); !isFloat {
+							return codexHandlerError(at+".timeout", "is not a number of seconds", "write the timeout as a number, e.g. 10")
+						}
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func codexHandlerError(at, problem, fix string) *generate.FileError {
+	return &generate.FileError{Path: codexHooksPath, Problem: at + " " + problem, Consequence: codexDrops, Fix: fix + " in " + codexHooksPath + ", then run nowhook setup again"}
+}
+
+// checkCodexConfig stops the Codex setup when the project's config.toml
+// already defines hooks inline: Codex would load both that and a
+// hooks.json and warn. The TOML is only read, never rewritten.
+func checkCodexConfig(root string) error {
+	path := filepath.Join(root, ".codex", "config.toml")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var cfg struct {
+		Hooks map[string]any `toml:"hooks"`
+	}
+	if err := toml.Unmarshal(b, &cfg); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			line, col := de.Position()
+			return fmt.Errorf(".codex/config.toml:%d:%d: is not valid TOML (%s); Codex refuses to start with it. Fix it, then run nowhook setup again", line, col, de.Error())
+		}
+		return fmt.Errorf(".codex/config.toml: is not valid TOML (%v); fix it, then run nowhook setup again", err)
+	}
+	for event := range cfg.Hooks {
+		if event != "state" {
+			return fmt.Errorf(".codex/config.toml: already defines hooks inline ([hooks.%s]); a .codex/hooks.json beside it would make Codex load both and warn. Move those hooks into .codex/hooks.json (or configure Codex with --agents codex=ondemand), then run nowhook setup again", event)
+		}
+	}
+	return nil
+}
+
+// recordedTrust returns the user's Codex config and which of keys it
+// records trust for.
+func recordedTrust(keys []string) (string, []string) {
+	dir := os.Getenv("CODEX_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", nil
+		}
+		dir = filepath.Join(home, ".codex")
+	}
+	config := filepath.Join(dir, "config.toml")
+	b, err := os.ReadFile(config)
+	if err != nil {
+		return config, nil
+	}
+	var cfg struct {
+		Hooks struct {
+			State map[string]any `toml:"state"`
+		} `toml:"hooks"`
+	}
+	if toml.Unmarshal(b, &cfg) != nil {
+		return config, keys // unreadable here: say what to look for
+	}
+	var recorded []string
+	for _, k := range keys {
+		if _, ok := cfg.Hooks.State[k]; ok {
+			recorded = append(recorded, k)
+		}
+	}
+	return config, recorded
+}

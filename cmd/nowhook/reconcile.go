@@ -1,0 +1,349 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+)
+
+// Setup and remove are one reconcile: each target agent's artifacts are
+// made present and current where its mode owns them, and absent where it
+// does not (remove is the mode that owns nothing). Agents that are not
+// targets are left as they are.
+
+// target is an agent and the mode it should end up in; "" is nothing.
+type target struct {
+	agent *agent.Agent
+	mode  agent.Mode
+}
+
+// step is what the reconcile does to one artifact.
+type step struct {
+	art    agent.Artifact
+	c      *change
+	apply  bool
+	status string // "created", "updated", "unchanged", "removed", "deleted", "kept"
+}
+
+// agentPlan is one target and its steps, for the summary.
+type agentPlan struct {
+	t     target
+	steps []*step
+	// trustKeys are the trust keys of the agent's hook entries that the
+	// reconcile removes (to forget their trust after writing).
+	trustKeys []string
+}
+
+// reconciler plans one reconcile.
+type reconciler struct {
+	p      *plan
+	rec    *record
+	opts   agent.Options
+	others []*agent.Agent // agents outside the targets that are in use
+}
+
+// reconcile plans every target: all applies first, in table order, then
+// all removals, each agent's last artifact first, so that a removal sees
+// the file as the applies left it and undoes appends in reverse order.
+func reconcile(p *plan, rec *record, targets []target, others []*agent.Agent, o agent.Options) ([]*agentPlan, error) {
+	r := &reconciler{p: p, rec: rec, opts: o, others: others}
+	var plans []*agentPlan
+	for _, t := range targets {
+		ap := &agentPlan{t: t}
+		if t.mode != "" && t.agent.Trust != nil && t.agent.Wants(t.mode, t.agent.Trust.Hook) && t.agent.Trust.Preflight != nil {
+			if err := t.agent.Trust.Preflight(p.root); err != nil {
+				return nil, refused(err)
+			}
+		}
+		for _, art := range t.agent.Owned() {
+			if t.mode != "" && t.agent.Wants(t.mode, art) {
+				s, err := r.apply(art)
+				if err != nil {
+					return nil, refused(err)
+				}
+				ap.steps = append(ap.steps, s)
+			}
+		}
+		plans = append(plans, ap)
+	}
+	for _, ap := range plans {
+		owned := ap.t.agent.Owned()
+		for j := len(owned) - 1; j >= 0; j-- {
+			art := owned[j]
+			if ap.t.mode != "" && ap.t.agent.Wants(ap.t.mode, art) {
+				continue
+			}
+			if user := r.usedByOther(art); user != nil {
+				if s, err := r.keep(art, user); err != nil {
+					return nil, refused(err)
+				} else if s != nil {
+					ap.steps = append(ap.steps, s)
+				}
+				continue
+			}
+			if tr := ap.t.agent.Trust; tr != nil && art == agent.Artifact(tr.Hook) {
+				c, err := p.file(art.Path())
+				if err != nil {
+					return nil, refused(err)
+				}
+				ap.trustKeys = tr.Keys(p.root, c.next)
+			}
+			s, err := r.remove(art)
+			if err != nil {
+				return nil, refused(err)
+			}
+			if s != nil {
+				ap.steps = append(ap.steps, s)
+			}
+		}
+	}
+	if err := r.planFolders(); err != nil {
+		return nil, refused(err)
+	}
+	return plans, nil
+}
+
+func (r *reconciler) apply(art agent.Artifact) (*step, error) {
+	c, err := r.p.file(art.Path())
+	if err != nil {
+		return nil, err
+	}
+	e, err := art.Apply(c.next, r.opts)
+	if err != nil {
+		return nil, err
+	}
+	c.next, c.touched = e.Next, true
+	c.remove = false
+	if e.Exec {
+		c.mode = c.oldMode | 0o755
+		if !c.existed {
+			c.mode = 0o755
+		}
+	}
+	c.created = append(c.created, e.Created...)
+	if e.Note != "" {
+		r.p.note("%s", e.Note)
+	}
+	return &step{art: art, c: c, apply: true}, nil
+}
+
+// remove plans art's removal, or returns nil when it is not there.
+func (r *reconciler) remove(art agent.Artifact) (*step, error) {
+	c, err := r.p.file(art.Path())
+	if err != nil {
+		return nil, err
+	}
+	if !c.existed || c.remove {
+		return nil, nil
+	}
+	rel := relTo(r.p.root, c.target)
+	e, err := art.Remove(c.next, func(path string) bool { return r.rec.dropContainer(rel, path) })
+	if err != nil {
+		return nil, err
+	}
+	s := &step{art: art, c: c}
+	switch {
+	case e.Delete:
+		c.remove = true
+		s.status = "deleted"
+	case e.Note != "":
+		r.p.note("%s", e.Note)
+		s.status = "kept"
+	case e.Done == "":
+		return nil, nil
+	default:
+		c.next = e.Next
+		s.status = e.Done
+		if e.Empty && r.rec.createdFile(rel) && c.rel == rel {
+			c.remove = true
+			s.status = "deleted"
+		}
+		gone := map[string]bool{}
+		for _, g := range e.Gone {
+			gone[g] = true
+		}
+		r.rec.dropRemoved(rel, func(path string) bool { return !gone[path] })
+	}
+	return s, nil
+}
+
+// keep reports a shared artifact that stays because another agent uses it.
+func (r *reconciler) keep(art agent.Artifact, user *agent.Agent) (*step, error) {
+	c, err := r.p.file(art.Path())
+	if err != nil {
+		return nil, err
+	}
+	if !art.Present(c.next) {
+		return nil, nil
+	}
+	return &step{art: art, c: c, status: "kept: " + user.Name + " uses it"}, nil
+}
+
+// usedByOther returns an agent outside the targets that owns art too.
+func (r *reconciler) usedByOther(art agent.Artifact) *agent.Agent {
+	for _, a := range r.others {
+		for _, x := range a.Owned() {
+			if x == art {
+				return a
+			}
+		}
+	}
+	return nil
+}
+
+// planFolders adds the folders that removals leave empty, deepest first,
+// where nowhook created them.
+func (r *reconciler) planFolders() error {
+	gone := map[string]bool{}
+	var candidates []string
+	for _, c := range r.p.changes {
+		if !c.remove || !c.existed {
+			continue
+		}
+		gone[c.target] = true
+		for d := filepath.Dir(c.target); within(r.p.root, d); d = filepath.Dir(d) {
+			candidates = append(candidates, d)
+		}
+	}
+	sort.Slice(candidates, func(i, j int) bool { return len(candidates[i]) > len(candidates[j]) })
+	for _, d := range candidates {
+		if gone[d] {
+			continue
+		}
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		empty := true
+		for _, e := range entries {
+			if !gone[filepath.Join(d, e.Name())] {
+				empty = false
+				break
+			}
+		}
+		if empty && r.rec.createdDir(relTo(r.p.root, d)) {
+			gone[d] = true
+			r.p.rmdirs = append(r.p.rmdirs, d)
+		}
+	}
+	return nil
+}
+
+// within reports whether path lies strictly inside dir.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// inUse lists the agents that are not targets but are detected or have
+// an artifact of their own in place: their shared artifacts stay.
+func inUse(root string, targets []target, found []agent.Found) []*agent.Agent {
+	isTarget := map[*agent.Agent]bool{}
+	for _, t := range targets {
+		isTarget[t.agent] = true
+	}
+	var out []*agent.Agent
+	for _, f := range found {
+		if isTarget[f.Agent] {
+			continue
+		}
+		if f.Present() || hasOwn(root, f.Agent) {
+			out = append(out, f.Agent)
+		}
+	}
+	return out
+}
+
+// hasOwn reports whether one of a's artifacts that no other agent shares
+// is in place.
+func hasOwn(root string, a *agent.Agent) bool {
+	for _, art := range a.Owned() {
+		if shared(art) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(art.Path())))
+		if err == nil && art.Present(b) {
+			return true
+		}
+	}
+	return false
+}
+
+// shared reports whether more than one agent owns art.
+func shared(art agent.Artifact) bool {
+	n := 0
+	for _, a := range agent.All {
+		for _, x := range a.Owned() {
+			if x == art {
+				n++
+			}
+		}
+	}
+	return n > 1
+}
+
+// printSummary prints one line per target: the agent, its mode (or
+// "removed"), and what happened to each file.
+func printSummary(w io.Writer, plans []*agentPlan, how func(t target) string) {
+	for _, ap := range plans {
+		var parts []string
+		seen := map[string]bool{}
+		for _, s := range ap.steps {
+			status := s.status
+			if s.apply {
+				status = s.c.status()
+				if s.c.remove {
+					status = "deleted"
+				}
+			}
+			item := s.art.Path() + " (" + status + ")"
+			if !seen[item] {
+				seen[item] = true
+				parts = append(parts, item)
+			}
+		}
+		what := strings.Join(parts, ", ")
+		if what == "" {
+			what = "nothing of nowhook's to change"
+		}
+		mode := string(ap.t.mode)
+		if mode == "" {
+			mode = "removed"
+		}
+		line := fmt.Sprintf("%-12s %-9s %s", ap.t.agent.Name, mode, what)
+		if extra := how(ap.t); extra != "" {
+			line += " - " + extra
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// forgetTrust forgets the trust of the hook entries the reconcile removed.
+func forgetTrust(ctx context.Context, root string, plans []*agentPlan, w io.Writer) error {
+	for _, ap := range plans {
+		tr := ap.t.agent.Trust
+		if tr == nil || len(ap.trustKeys) == 0 {
+			continue
+		}
+		msg, err := tr.Forget(ctx, root, ap.trustKeys)
+		if err != nil {
+			return fmt.Errorf("%s: forgetting the trust of the removed hook: %w", ap.t.agent.Name, err)
+		}
+		if msg != "" {
+			fmt.Fprintln(w, msg)
+		}
+	}
+	return nil
+}
+
+func printNotes(w io.Writer, p *plan) {
+	for _, n := range p.notes {
+		fmt.Fprintln(w, "Note: "+n)
+	}
+}
