@@ -64,13 +64,6 @@ func developerTexts(t *testing.T, body []byte) []string {
 	return out
 }
 
-func jsonUnmarshal(t *testing.T, b []byte, v any) {
-	t.Helper()
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("decoding %s: %v", b, err)
-	}
-}
-
 // setupCodex runs `nowhook setup --yes --agents codex --trust-codex` in the
 // repo, with the real codex on PATH so that nowhook records the trust
 // through Codex's own app-server.

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -45,10 +44,7 @@ func nowhookBinary(t *testing.T) string {
 		if buildErr != nil {
 			return
 		}
-		goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goBin); err != nil {
-			goBin = "go"
-		}
+		goBin := "go" // the toolchain on PATH, as `go test` was run
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, goBin, "build", "-o", filepath.Join(buildDir, "nowhook"),
