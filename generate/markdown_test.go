@@ -1,6 +1,8 @@
 package generate
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"testing"
 )
@@ -65,5 +67,27 @@ func TestScriptSignature(t *testing.T) {
 	}
 	if state, _ := InspectScript(nil); state != ScriptAbsent {
 		t.Errorf("absent: state %d", state)
+	}
+}
+
+func TestInspectKanbusCopies(t *testing.T) {
+	exact := "#!/bin/sh\n# a copy of a documented wrapper\nkbs now --json --list\n"
+	sum := sha256.Sum256([]byte(exact))
+	KnownKanbusCopies[hex.EncodeToString(sum[:])] = true
+	defer delete(KnownKanbusCopies, hex.EncodeToString(sum[:]))
+	for _, c := range []struct {
+		script string
+		want   ScriptState
+	}{
+		{exact, ScriptKanbus},
+		{exact + "# changed\n", ScriptKanbusLike},
+		{"#!/usr/bin/env bash\nout=$(\"$KBS\" now --json --list) || exit 0\n", ScriptKanbusLike},
+		{"#!/bin/sh\nT=${KANBUS_COMPACTION_HOOK_TIMEOUT_SECONDS:-5}\nkanbus now --json --list\n", ScriptKanbusLike},
+		{"#!/bin/sh\n# kbs now --json --list, in a comment only\necho hi\n", ScriptForeign},
+		{"#!/bin/sh\necho hi\n", ScriptForeign},
+	} {
+		if got, _ := InspectScript([]byte(c.script)); got != c.want {
+			t.Errorf("InspectScript(%q) = %d, want %d", c.script, got, c.want)
+		}
 	}
 }

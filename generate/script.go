@@ -38,8 +38,9 @@ const (
 	ScriptAbsent   ScriptState = iota
 	ScriptOurs                 // signed by us and unchanged since
 	ScriptModified             // signed by us, but the body changed
-	ScriptForeign              // no signature: the user's, or Kanbus's hand-copied example
-	ScriptKanbus               // Kanbus's documented example wrapper, copied by hand
+	ScriptForeign              // no signature, and not a Kanbus compaction wrapper: the user's
+	ScriptKanbus               // Kanbus's documented example wrapper, copied byte for byte
+	ScriptKanbusLike           // a Kanbus compaction wrapper (runs kbs now --json --list) that differs from every known copy
 )
 
 // InspectScript tells whose current is; for ours, the template version.
@@ -51,8 +52,12 @@ func InspectScript(current []byte) (ScriptState, int) {
 	sig, body, _ := bytes.Cut(rest, []byte("\n"))
 	m := signatureRE.FindSubmatch(sig)
 	if m == nil {
-		if isKanbusExample(current) {
+		sum := sha256.Sum256(current)
+		switch {
+		case KnownKanbusCopies[hex.EncodeToString(sum[:])]:
 			return ScriptKanbus, 0
+		case isKanbusWrapper(current):
+			return ScriptKanbusLike, 0
 		}
 		return ScriptForeign, 0
 	}
@@ -64,9 +69,20 @@ func InspectScript(current []byte) (ScriptState, int) {
 	return ScriptOurs, version
 }
 
-// isKanbusExample recognises the wrapper Kanbus's documentation tells
-// people to copy: it reads KANBUS_COMPACTION_HOOK_TIMEOUT_SECONDS and runs
-// `now --json --list`.
-func isKanbusExample(b []byte) bool {
-	return bytes.Contains(b, []byte("KANBUS_COMPACTION_HOOK_TIMEOUT_SECONDS")) && bytes.Contains(b, []byte("--json"))
+// KnownKanbusCopies are the sha256 sums of the wrapper scripts Kanbus's
+// documentation has told people to copy to
+// .claude/hooks/kanbus-compaction-right-now.sh (AnthusAI/Kanbus, the Claude
+// Code example beside its compaction guide). A byte-identical copy is
+// upgraded in place: nothing of the user's is in it.
+var KnownKanbusCopies = map[string]bool{
+	"a15a668ccbf0f6fb9abb1fa7e8ac38d8a3d287d8ec07892beb315702230af548": true,
+}
+
+// kanbusWrapperRE finds a script that runs `kbs now --json --list` (or
+// kanbus's), or reads Kanbus's wrapper timeout variable.
+var kanbusWrapperRE = regexp.MustCompile(`(?m)^[^#\n]*((kbs|kanbus|KBS["}]*)["']?\s+now\s+--json\s+--list|KANBUS_COMPACTION_HOOK_TIMEOUT_SECONDS)`)
+
+// isKanbusWrapper recognises a hand-made Kanbus compaction wrapper.
+func isKanbusWrapper(b []byte) bool {
+	return kanbusWrapperRE.Match(b)
 }

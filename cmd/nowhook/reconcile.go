@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -118,6 +119,11 @@ func (r *reconciler) apply(art agent.Artifact) (*step, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.Backup && c.existed {
+		if err := r.backup(c); err != nil {
+			return nil, err
+		}
+	}
 	c.next, c.touched = e.Next, true
 	c.remove = false
 	if e.Exec {
@@ -127,10 +133,35 @@ func (r *reconciler) apply(art agent.Artifact) (*step, error) {
 		}
 	}
 	c.created = append(c.created, e.Created...)
+	s := &step{art: art, c: c, apply: true}
 	if e.Note != "" {
 		r.p.note("%s", e.Note)
+		if bytes.Equal(e.Next, c.old) && c.existed {
+			s.status = "kept"
+		}
 	}
-	return &step{art: art, c: c, apply: true}, nil
+	return s, nil
+}
+
+// backup plans a copy of c's current content beside it, as FILE.bak (or
+// FILE.bak.N when that is taken by something else).
+func (r *reconciler) backup(c *change) error {
+	for n := 0; n < 100; n++ {
+		rel := c.rel + ".bak"
+		if n > 0 {
+			rel += fmt.Sprintf(".%d", n)
+		}
+		b, err := r.p.file(rel)
+		if err != nil {
+			return err
+		}
+		if b.existed && !bytes.Equal(b.old, c.old) {
+			continue
+		}
+		b.next, b.touched, b.mode = c.old, true, c.oldMode
+		return nil
+	}
+	return fmt.Errorf("%s: too many backups beside it; clear some away, then run nowhook again", c.rel)
 }
 
 // remove plans art's removal, or returns nil when it is not there.
@@ -296,7 +327,7 @@ func printSummary(w io.Writer, plans []*agentPlan, how func(t target) string) {
 		seen := map[string]bool{}
 		for _, s := range ap.steps {
 			status := s.status
-			if s.apply {
+			if s.apply && status == "" {
 				status = s.c.status()
 				if s.c.remove {
 					status = "deleted"

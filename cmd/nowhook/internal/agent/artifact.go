@@ -42,6 +42,9 @@ type Edit struct {
 	Done string
 	// Note says what was left alone and why.
 	Note string
+	// Backup: the old content is kept beside the file, as FILE.bak,
+	// because the edit replaces a script that was not nowhook's as written.
+	Backup bool
 }
 
 // HookEntry is our entry in an agent's JSON hook file.
@@ -108,16 +111,25 @@ func (s *Script) Apply(cur []byte, o Options) (Edit, error) {
 	switch state {
 	case generate.ScriptModified:
 		if !o.Force {
-			keep.Note = s.File + " was changed by hand since nowhook wrote it; left it alone (nowhook setup --force replaces it)."
+			keep.Note = s.File + " was changed by hand since nowhook wrote it; left it alone (nowhook setup --force replaces it and keeps yours as " + s.File + ".bak)."
 			return keep, nil
 		}
+		e.Backup = true
+	case generate.ScriptKanbusLike:
+		if !o.Force {
+			keep.Note = s.File + " is a hand-made Kanbus compaction wrapper, not a copy nowhook knows, so it is yours; left it alone. It " + wrapperLacks + "; nowhook setup --force replaces it and keeps yours as " + s.File + ".bak."
+			return keep, nil
+		}
+		e.Backup = true
+		e.Note = s.File + " was a hand-made Kanbus compaction wrapper; replaced it with nowhook's and kept it as " + s.File + ".bak."
 	case generate.ScriptForeign:
 		if !o.Force {
-			keep.Note = s.File + " has no nowhook signature line, so it is yours; left it alone (nowhook setup --force replaces it)."
+			keep.Note = s.File + " has no nowhook signature line, so it is yours; left it alone (nowhook setup --force replaces it and keeps yours as " + s.File + ".bak)."
 			return keep, nil
 		}
+		e.Backup = true
 	case generate.ScriptKanbus:
-		e.Note = s.File + " was Kanbus's hand-copied example wrapper; replaced it with nowhook's."
+		e.Note = s.File + " was Kanbus's example wrapper, copied unchanged; replaced it with nowhook's."
 	}
 	return e, nil
 }
@@ -129,7 +141,7 @@ func (s *Script) Remove(cur []byte, _ func(string) bool) (Edit, error) {
 		return Edit{Delete: true}, nil
 	case generate.ScriptModified:
 		return Edit{Next: cur, Note: s.File + " was changed by hand since nowhook wrote it; kept it (delete it yourself if you no longer want it)."}, nil
-	case generate.ScriptForeign, generate.ScriptKanbus:
+	case generate.ScriptForeign, generate.ScriptKanbus, generate.ScriptKanbusLike:
 		return Edit{Next: cur, Note: s.File + " has no nowhook signature line, so it is yours; kept it."}, nil
 	}
 	return Edit{Next: cur}, nil
@@ -175,6 +187,9 @@ func (b *Block) Present(cur []byte) bool {
 	_, found, err := generate.FindBlock(cur, b.Block.Name)
 	return err == nil && found
 }
+
+// wrapperLacks says what a hand-made wrapper may lack that nowhook's has.
+const wrapperLacks = "may lack what nowhook's wrapper guarantees: a budget that kills kbs and its children in time (without coreutils timeout it waits forever), a retry with --raw when kbs fails, caps on the output's size, and an exit status of 0 on every failure (nowhook doctor runs it against a failing and a hanging kbs to show which)"
 
 // The artifacts every agent shares.
 var (
