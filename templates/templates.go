@@ -1,7 +1,8 @@
 // Package templates holds every file nowhook writes, embedded in the binary.
 //
 // Version is the template version: every change to any template bumps it
-// and adds an upgrade fixture under testdata/script (SPEC, Upgrades).
+// and adds an upgrade fixture under testdata/script (README, "How setup edits
+// your files").
 package templates
 
 import (

@@ -15,7 +15,7 @@ type stdio struct {
 	out, err io.Writer
 }
 
-// Exit statuses shared by the commands (SPEC, Commands).
+// Exit statuses shared by the commands (README, "Commands").
 const (
 	exitOK      = 0
 	exitFailed  = 1

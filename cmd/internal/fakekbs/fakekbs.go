@@ -1,5 +1,5 @@
 // Package fakekbs is a stand-in for Kanbus's `kbs` that follows the
-// `kbs now --json --list` contract (shared KANBUS.md) and can misbehave in
+// `kbs now --json --list` contract (docs/platforms.md#kanbus) and can misbehave in
 // every way a hook must survive. Tests install it as `kbs` on PATH: the
 // test binary runs Main when it is started under the name kbs (or kanbus).
 //
@@ -40,7 +40,7 @@ import (
 )
 
 // noAI is what Kanbus prints when right-now summaries need an LLM that is
-// not configured (shared KANBUS.md).
+// not configured (docs/platforms.md#kanbus).
 const noAI = "Right-now summary generation requires ai.provider litellm in .kanbus.yml"
 
 // Main runs the fake and returns its exit status.

@@ -6,8 +6,8 @@ import (
 	"unicode/utf8"
 )
 
-// The reminder format (shared KANBUS.md, "The reminder format") and its caps
-// (SPEC, "The hook runtime"). The python3 fallback in templates/wrapper.sh
+// The reminder format Kanbus documents (docs/platforms.md#kanbus) and its caps
+// (README, "The hook runtime"). The python3 fallback in templates/wrapper.sh
 // implements the same rules; the golden test holds the two together.
 const (
 	header      = "Kanbus WIP (whole project, capped):\n\n"

@@ -1,7 +1,7 @@
 // Package reminder is the hook runtime behind `nowhook reminder`: after a
 // context compaction it prints the team's Kanbus work in progress, in the
 // format Kanbus documents, and it never breaks, stalls or floods the agent
-// session that runs it (SPEC, "The hook runtime").
+// session that runs it (README, "The hook runtime").
 //
 // It runs after every compaction in every session, so it stays on the
 // standard library and reads JSON with a small reader of its own.
