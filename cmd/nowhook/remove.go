@@ -112,7 +112,7 @@ func removeCmd(args []string, io stdio) error {
 		return nil
 	}
 	if !o.yes {
-		if err := review(o.accessible, p, "remove", io); err != nil {
+		if err := review(newAsker(o.accessible, io), p, "remove", io); err != nil {
 			return err
 		}
 	}

@@ -30,6 +30,8 @@ type setupOptions struct {
 	accessible bool
 	agents     string // the --agents list; empty: the detected agents
 	agentsSet  bool   // --agents was given
+	wizard     bool   // the wizard chose the agents and modes
+	ask        asker  // asks the wizard's and the review's questions
 	budget     time.Duration
 }
 
@@ -102,6 +104,7 @@ func setupCmd(args []string, io stdio) error {
 			fmt.Fprintln(io.err, noTerminal) // SPEC's exact words
 			return errSilent{exitUsage}
 		}
+		o.ask = newAsker(o.accessible, io)
 		if choices, err = runWizard(&o, root, found, choices, io); err != nil {
 			return err
 		}
@@ -229,7 +232,7 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 		return nil
 	}
 	if !o.yes {
-		if err := review(o.accessible, p, "setup", io); err != nil {
+		if err := review(o.ask, p, "setup", io); err != nil {
 			return err
 		}
 	}
@@ -274,10 +277,10 @@ func onDemandReason(t target, o setupOptions) string {
 	if reason := t.agent.OnDemandOnly(); reason != "" {
 		return "on-demand only: " + reason
 	}
-	if o.agentsSet {
-		return "on-demand only: chosen with --agents " + t.agent.Name + "=" + string(t.mode)
+	if o.wizard {
+		return "on-demand only: chosen in the wizard"
 	}
-	return "on-demand only: chosen in the wizard"
+	return "on-demand only: chosen with --agents " + t.agent.Name + "=" + string(t.mode)
 }
 
 // tildeHome shows paths under $HOME in s as ~/...
