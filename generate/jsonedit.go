@@ -166,7 +166,8 @@ func (f HookFile) ParseHookFile(current []byte) (*Parsed, error) {
 }
 
 // strictCheck refuses comments and trailing commas, which hujson accepts
-// and a strict JSON reader does not.
+// and a strict JSON reader does not. It reports every one of them at
+// once, each with its line and column, so one run tells the whole fix.
 func strictCheck(f HookFile, src []byte) error {
 	// Syntax only: numbers such as 1e400 are valid JSON to the agent.
 	var raw json.RawMessage
@@ -179,28 +180,95 @@ func strictCheck(f HookFile, src []byte) error {
 		return &FileError{Path: f.Path, Problem: "cannot be read as strict JSON (" + err.Error() + ")",
 			Consequence: f.Agent + " may ignore this whole file", Fix: "simplify the file, then run nowhook setup again"}
 	}
-	off := int(se.Offset) - 1
-	what := ""
-	switch {
-	case off >= 0 && off < len(src) && src[off] == '/':
-		what = "a comment"
-	case off >= 0 && off < len(src) && (src[off] == '}' || src[off] == ']'):
-		// The strict reader stops at the bracket after a trailing comma.
-		if i := bytes.LastIndexByte(src[:off], ','); i >= 0 && len(bytes.TrimSpace(src[i+1:off])) == 0 {
-			what, off = "a trailing comma", i
-		}
-	}
-	line, col := lineCol(src, off)
-	if what == "" {
+	consequence := f.Agent + " currently ignores this whole file, so every hook and setting in it is off"
+	comments, commas := nonStrict(src)
+	if len(comments)+len(commas) == 0 {
+		line, col := lineCol(src, int(se.Offset)-1)
 		return &FileError{Path: f.Path, Line: line, Col: col,
 			Problem:     "is not strict JSON (" + se.Error() + ")",
-			Consequence: f.Agent + " currently ignores this whole file, so every hook and setting in it is off",
+			Consequence: consequence,
 			Fix:         "correct it (" + f.Path + " must be plain JSON), then run nowhook setup again"}
 	}
+	first := -1
+	for _, off := range append(append([]int(nil), comments...), commas...) {
+		if first < 0 || off < first {
+			first = off
+		}
+	}
+	line, col := lineCol(src, first)
+	var what, fix []string
+	if n := len(comments); n > 0 {
+		what = append(what, counted(n, "a comment", "comments")+at(src, comments, first))
+		fix = append(fix, map[bool]string{true: "the comment", false: "the comments"}[n == 1])
+	}
+	if n := len(commas); n > 0 {
+		what = append(what, counted(n, "a trailing comma", "trailing commas")+at(src, commas, first))
+		fix = append(fix, map[bool]string{true: "the trailing comma", false: "the trailing commas"}[n == 1])
+	}
 	return &FileError{Path: f.Path, Line: line, Col: col,
-		Problem:     "has " + what + ", so it is not strict JSON",
-		Consequence: f.Agent + " currently ignores this whole file, so every hook and setting in it is off",
-		Fix:         "remove " + strings.Replace(what, "a ", "the ", 1) + " (" + f.Path + " must be plain JSON), then run nowhook setup again"}
+		Problem:     "has " + strings.Join(what, " and ") + ", so it is not strict JSON",
+		Consequence: consequence,
+		Fix:         "remove " + strings.Join(fix, " and ") + " (" + f.Path + " must be plain JSON), then run nowhook setup again"}
+}
+
+// counted names n things: one as one, more with their number.
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// at lists the positions of offs other than the one the message leads
+// with, as " (at 5:12, 9:4)".
+func at(src []byte, offs []int, lead int) string {
+	var where []string
+	for _, off := range offs {
+		if off == lead {
+			continue
+		}
+		line, col := lineCol(src, off)
+		where = append(where, fmt.Sprintf("%d:%d", line, col))
+	}
+	if len(where) == 0 {
+		return ""
+	}
+	if len(where) == len(offs) {
+		return " (at " + strings.Join(where, ", ") + ")"
+	}
+	return " (also at " + strings.Join(where, ", ") + ")"
+}
+
+// nonStrict returns the offsets of every comment and every trailing comma
+// (a comma before a closing bracket, with only white space or comments
+// between) in src, which hujson has already parsed.
+func nonStrict(src []byte) (comments, commas []int) {
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case c == '"':
+			for i++; i < len(src) && src[i] != '"'; i++ {
+				if src[i] == '\\' {
+					i++
+				}
+			}
+		case c == '/' && i+1 < len(src) && (src[i+1] == '/' || src[i+1] == '*'):
+			comments = append(comments, i)
+			end := len(src)
+			if src[i+1] == '/' {
+				if j := bytes.IndexByte(src[i:], '\n'); j >= 0 {
+					end = i + j
+				}
+			} else if j := bytes.Index(src[i+2:], []byte("*/")); j >= 0 {
+				end = i + 2 + j + 2
+			}
+			i = end - 1
+		case c == ',':
+			if j := skipExtra(src, i+1); j < len(src) && (src[j] == ']' || src[j] == '}') {
+				commas = append(commas, i)
+			}
+		}
+	}
+	return comments, commas
 }
 
 func syntaxPosition(src []byte, err error) (line, col int) {

@@ -181,3 +181,15 @@ func TestMergeHookCommentBeforeTrailingComma(t *testing.T) {
 		t.Errorf("got:\n%s", out)
 	}
 }
+
+func TestStrictEveryProblemAtOnce(t *testing.T) {
+	in := "{\n  // why\n  \"a\": [1, 2,],\n  \"b\": {\"c\": 1,}, /* and */\n  \"s\": \"// not a comment, ]\"\n}\n"
+	_, err := testSettings.MergeHook([]byte(in), testHook(5*time.Second))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	want := ".claude/settings.json:2:3: has 2 comments (also at 4:19) and 2 trailing commas (at 3:13, 4:15), so it is not strict JSON; Claude Code currently ignores this whole file, so every hook and setting in it is off. Fix: remove the comments and the trailing commas (.claude/settings.json must be plain JSON), then run nowhook setup again"
+	if err.Error() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", err, want)
+	}
+}
