@@ -10,14 +10,24 @@ import (
 
 // writeDiff prints the plan as a git-style unified diff, one file after
 // another, with the file modes, so that `git apply` reproduces the run.
-// It reports whether there was anything to show.
-func (p *plan) writeDiff(w io.Writer) bool {
+// Unless full, a script nowhook owns whole is summarised in one comment
+// line instead of its hundreds of lines (and the patch then leaves it
+// out). It reports whether there was anything to show.
+func (p *plan) writeDiff(w io.Writer, full bool) bool {
 	any := false
 	for _, c := range p.changes {
 		if !c.changed() {
 			continue
 		}
 		any = true
+		if c.whole != "" && !full && !c.remove {
+			what := "update"
+			if !c.existed {
+				what = "new file"
+			}
+			fmt.Fprintf(w, "# %s %s: %s, %d lines, mode %s (--diff shows it in full)\n", what, p.shown(c), c.whole, bytes.Count(c.next, []byte("\n")), gitMode(c.mode))
+			continue
+		}
 		name := p.shown(c)
 		fmt.Fprintf(w, "diff --git a/%s b/%s\n", name, name)
 		switch {

@@ -22,6 +22,7 @@ type change struct {
 	mode    fs.FileMode // mode to write with
 	remove  bool        // the file is deleted
 	touched bool        // something was planned for it (an absent file is created)
+	whole   string      // what the file is when nowhook owns it whole ("wrapper script"), else ""
 	// created lists the JSON containers the plan creates in the file.
 	created []string
 }

@@ -127,6 +127,7 @@ func (r *reconciler) apply(art agent.Artifact) (*step, error) {
 	c.next, c.touched = e.Next, true
 	c.remove = false
 	if e.Exec {
+		c.whole = "nowhook's script"
 		c.mode = c.oldMode | 0o755
 		if !c.existed {
 			c.mode = 0o755

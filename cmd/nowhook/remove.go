@@ -100,7 +100,7 @@ func removeCmd(args []string, io stdio) error {
 		}
 	}
 	if o.dryRun {
-		if !p.writeDiff(io.out) {
+		if !p.writeDiff(io.out, true) {
 			fmt.Fprintln(io.out, "No changes.")
 		}
 		printNotes(io.out, p)

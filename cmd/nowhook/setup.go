@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +26,7 @@ type setupOptions struct {
 	dir        string
 	yes        bool
 	dryRun     bool
+	fullDiff   bool // --diff: the dry run prints scripts in full too
 	force      bool
 	trust      bool // --trust-codex: run the agents' trust steps
 	accessible bool
@@ -53,8 +55,10 @@ func setupCmd(args []string, io stdio) error {
 	fs.StringVar(&o.dir, "dir", "", "the repository (default: the git top level of the working directory)")
 	fs.BoolVar(&o.yes, "yes", false, "accept the detected defaults without asking")
 	fs.StringVar(&o.agents, "agents", "", "comma-separated agent[=mode] list: agents "+strings.Join(agent.Names(), ", ")+"; modes reinject, ondemand, nudge")
-	fs.BoolVar(&o.dryRun, "dry-run", false, "print a unified diff of every change and write nothing")
-	fs.DurationVar(&o.budget, "timeout", agent.DefaultBudget, "the time the hook gives kbs (1s to 30s)")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "print a unified diff of every change (scripts nowhook owns summarised in one line) and write nothing")
+	fs.BoolVar(&o.fullDiff, "diff", false, "with --dry-run: print scripts in full too, as a patch git apply takes")
+	o.budget = agent.DefaultBudget
+	fs.Var((*durationFlag)(&o.budget), "timeout", "the time the hook gives kbs, with its unit (1s to 30s)")
 	fs.BoolVar(&o.trust, "trust-codex", false, "record the trust of our Codex hook in your Codex config, through codex app-server")
 	fs.BoolVar(&o.force, "force", false, "replace scripts at our paths even when they were changed by hand")
 	fs.BoolVar(&o.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask line by line, for screen readers (answers may come from a pipe)")
@@ -81,6 +85,9 @@ func setupCmd(args []string, io stdio) error {
 			o.agentsSet = true
 		}
 	})
+	if o.fullDiff && !o.dryRun {
+		return usageError("--diff goes with --dry-run")
+	}
 	if o.budget < minBudget || o.budget > maxBudget {
 		return usageError("--timeout %s is out of range: allowed 1s to 30s", o.budget)
 	}
@@ -225,7 +232,7 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 		return refused(err)
 	}
 	if o.dryRun {
-		if !p.writeDiff(io.out) {
+		if !p.writeDiff(io.out, o.fullDiff) {
 			fmt.Fprintln(io.out, "No changes.")
 		}
 		printNotes(io.out, p)
@@ -310,3 +317,21 @@ func isTTY(v any) bool {
 type writer = io.Writer
 
 var discard = io.Discard
+
+// durationFlag is --timeout: a duration, and a clear word when the unit
+// is missing ("5" is not a duration; "5s" is).
+type durationFlag time.Duration
+
+func (d *durationFlag) String() string { return time.Duration(*d).String() }
+
+func (d *durationFlag) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		if _, numErr := strconv.ParseFloat(s, 64); numErr == nil {
+			return fmt.Errorf("%q has no unit: write %ss (seconds)", s, s)
+		}
+		return fmt.Errorf("%q is not a duration such as 5s or 2500ms", s)
+	}
+	*d = durationFlag(v)
+	return nil
+}

@@ -128,6 +128,6 @@ func review(ask asker, p *plan, verb string, io stdio) error {
 		case 2:
 			return errAborted
 		}
-		p.writeDiff(io.out)
+		p.writeDiff(io.out, false)
 	}
 }
