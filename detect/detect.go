@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 // Root returns the repository root for the working directory dir: the git
@@ -66,6 +67,20 @@ type Kanbus struct {
 	Binary   string   // kbs or kanbus as found on PATH, or ""
 }
 
+// Below reports whether the Kanbus project lies in a folder below root
+// (a monorepo's sub-project), and that folder relative to root.
+func (k Kanbus) Below(root string) (string, bool) {
+	if k.Config == "" {
+		return "", false
+	}
+	dir := filepath.Dir(k.Config)
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
 // FindKanbusConfig looks for .kanbus.yml from dir up to the git root
 // (or the filesystem root outside git).
 func FindKanbusConfig(dir string) (string, bool) {
@@ -87,9 +102,18 @@ func FindKanbusConfig(dir string) (string, bool) {
 }
 
 // DetectKanbus finds the Kanbus project and CLI for root.
-func DetectKanbus(root string) Kanbus {
+func DetectKanbus(root string) Kanbus { return DetectKanbusFrom(root, root) }
+
+// DetectKanbusFrom finds the Kanbus project the hook would find in a
+// session started in from (a directory at or below root; otherwise root):
+// the nearest .kanbus.yml from there up to the git root, as the hook
+// runtime looks. In a monorepo that may be a sub-project's, below root.
+func DetectKanbusFrom(root, from string) Kanbus {
+	if from == "" || (from != root && !strings.HasPrefix(from, root+string(filepath.Separator))) {
+		from = root
+	}
 	var k Kanbus
-	if p, ok := FindKanbusConfig(root); ok {
+	if p, ok := FindKanbusConfig(from); ok {
 		k.Config = p
 		k.Evidence = append(k.Evidence, ".kanbus.yml found at "+p)
 	}

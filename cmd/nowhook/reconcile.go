@@ -68,7 +68,9 @@ func reconcile(p *plan, rec *record, targets []target, others []*agent.Agent, o 
 				if err != nil {
 					return nil, refused(err)
 				}
-				ap.steps = append(ap.steps, s)
+				if s != nil {
+					ap.steps = append(ap.steps, s)
+				}
 			}
 		}
 		plans = append(plans, ap)
@@ -123,6 +125,9 @@ func (r *reconciler) apply(art agent.Artifact) (*step, error) {
 		if err := r.backup(c); err != nil {
 			return nil, err
 		}
+	}
+	if !c.existed && !c.touched && len(e.Next) == 0 {
+		return nil, nil // a file the artifact only edits where it exists
 	}
 	c.next, c.touched = e.Next, true
 	c.remove = false

@@ -269,10 +269,26 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 		failure = errSilent{exitFailed}
 	}
 	printNotes(io.out, p)
-	if k := detect.DetectKanbus(root); k.Config == "" {
-		fmt.Fprintln(io.out, "Note: no .kanbus.yml found; the hook prints nothing until this is a Kanbus project (run kbs init).")
-	}
+	kanbusNote(io.out, root)
 	return failure
+}
+
+// kanbusNote says where the Kanbus project is when the hook might not find
+// it: setup, doctor and the hook runtime look the same way, from the
+// session's directory up to the git root.
+func kanbusNote(w io.Writer, root string) {
+	from, _ := os.Getwd()
+	if !within(root, from) {
+		from = root
+	}
+	k := detect.DetectKanbusFrom(root, from)
+	if dir, below := k.Below(root); below {
+		fmt.Fprintf(w, "Note: the Kanbus project is %s/ (%s/.kanbus.yml), below the repository root: the hook finds it in agent sessions whose directory is %s/ or below it, and prints nothing in sessions started elsewhere. If your agents start in %s/, set nowhook up there: nowhook setup --dir %s\n", dir, dir, dir, dir, dir)
+		return
+	}
+	if k.Config == "" {
+		fmt.Fprintf(w, "Note: no .kanbus.yml found from %s up to the git root; the hook prints nothing until it finds one. If your Kanbus project lives in a subfolder, run nowhook setup from there to check; otherwise create it with kbs init.\n", from)
+	}
 }
 
 // onDemandReason says why an agent is on demand only: the platform's

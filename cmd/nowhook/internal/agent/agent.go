@@ -315,6 +315,9 @@ func Matrix() string {
 		var files []string
 		for _, art := range spec.Artifacts {
 			f := "`" + art.Path() + "`"
+			if b, ok := art.(*Block); ok && b.IfPresent {
+				f += " (where it exists)"
+			}
 			if !contains(files, f) {
 				files = append(files, f)
 			}

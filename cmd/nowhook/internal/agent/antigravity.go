@@ -11,7 +11,7 @@ var antigravity = &Agent{
 	Default: OnDemand,
 	Modes: []ModeSpec{
 		{Mode: OnDemand, Words: "on demand: AGENTS.md teaches the agent to run kbs now",
-			Artifacts: []Artifact{OnDemandBlock}},
+			Artifacts: onDemandOnly()},
 	},
 	Refused: map[Mode]string{
 		Reinject: "Antigravity cannot re-inject after compaction: " + antigravityReason,

@@ -156,11 +156,17 @@ func (s *Script) Present(cur []byte) bool {
 type Block struct {
 	File  string
 	Block generate.Block
+	// IfPresent: the block goes only into a file that already exists
+	// (someone else's file that nowhook never creates).
+	IfPresent bool
 }
 
 func (b *Block) Path() string { return b.File }
 
 func (b *Block) Apply(cur []byte, _ Options) (Edit, error) {
+	if b.IfPresent && len(cur) == 0 {
+		return Edit{Next: cur}, nil
+	}
 	next, err := generate.MergeBlock(b.File, cur, b.Block)
 	if newer := (*generate.NewerError)(nil); errors.As(err, &newer) {
 		return Edit{Next: cur, Note: fmt.Sprintf("%v; left it alone (upgrade nowhook).", newer)}, nil
@@ -194,8 +200,19 @@ const wrapperLacks = "may lack what nowhook's wrapper guarantees: a budget that 
 // The artifacts every agent shares.
 var (
 	// OnDemandBlock teaches on-demand `kbs now` in AGENTS.md.
-	OnDemandBlock = &Block{File: "AGENTS.md", Block: generate.Block{Name: "kbs-now", Version: templates.Version, Body: templates.OnDemand}}
+	OnDemandBlock = &Block{File: "AGENTS.md", Block: onDemand}
+	// KanbusAgentsBlock is the same block in CONTRIBUTING_AGENT.md, the
+	// agent guide Kanbus's own `kanbus setup agents` writes: Kanbus's
+	// compaction guide asks for the section there too. Only where that
+	// file exists (a later `kanbus setup agents` may drop the block;
+	// doctor reports it).
+	KanbusAgentsBlock = &Block{File: "CONTRIBUTING_AGENT.md", Block: onDemand, IfPresent: true}
+
+	onDemand = generate.Block{Name: "kbs-now", Version: templates.Version, Body: templates.OnDemand}
 )
+
+// onDemandOnly are the artifacts of a mode that only teaches kbs now.
+func onDemandOnly() []Artifact { return []Artifact{OnDemandBlock, KanbusAgentsBlock} }
 
 // wrapper is the reminder wrapper script at path.
 func wrapper(path string) *Script {

@@ -47,9 +47,9 @@ var claude = &Agent{
 	Fallback: true,
 	Modes: []ModeSpec{
 		{Mode: Reinject, Words: "re-inject: a hook puts the work in progress back right after every compaction",
-			Artifacts: []Artifact{claudeHook, claudeWrapper, claudeCompact, OnDemandBlock}},
+			Artifacts: []Artifact{claudeHook, claudeWrapper, claudeCompact, OnDemandBlock, KanbusAgentsBlock}},
 		{Mode: OnDemand, Words: "on demand: AGENTS.md teaches the agent to run kbs now; no hook",
-			Artifacts: []Artifact{OnDemandBlock}},
+			Artifacts: onDemandOnly()},
 	},
 	Refused: map[Mode]string{
 		Nudge: "nudge is Cursor's pre-compaction message to the user; Claude Code re-injects the reminder itself (use reinject or ondemand)",

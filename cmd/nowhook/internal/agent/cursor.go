@@ -43,9 +43,9 @@ var cursor = &Agent{
 	Default: OnDemand,
 	Modes: []ModeSpec{
 		{Mode: OnDemand, Words: "on demand: AGENTS.md teaches the agent to run kbs now",
-			Artifacts: []Artifact{OnDemandBlock}},
+			Artifacts: onDemandOnly()},
 		{Mode: Nudge, Words: "nudge: on demand, plus a message to you before each compaction to have the agent run kbs now",
-			Artifacts: []Artifact{OnDemandBlock, cursorNudge, cursorNudgeScript}},
+			Artifacts: append(onDemandOnly(), cursorNudge, cursorNudgeScript)},
 	},
 	Refused: map[Mode]string{
 		Reinject: "Cursor cannot re-inject after compaction: " + cursorReason,
