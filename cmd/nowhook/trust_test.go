@@ -18,7 +18,7 @@ import (
 // client .ci/run installs), or skips: this test needs the real binary.
 func findRealCodex(t *testing.T) string {
 	t.Helper()
-	if bin, err := codexapp.Find(nil); err == nil {
+	if bin, err := codexapp.Find(nil, agent.CodexBinary); err == nil {
 		return bin
 	}
 	if dir, err := os.UserCacheDir(); err == nil {

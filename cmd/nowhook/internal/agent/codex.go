@@ -125,7 +125,7 @@ type Trust struct {
 const trustTimeout = 30 * time.Second
 
 func findCodex() error {
-	if _, err := codexapp.Find(nil); err != nil {
+	if _, err := codexapp.Find(nil, CodexBinary); err != nil {
 		return fmt.Errorf("%w, then run nowhook setup --yes --agents codex --trust-codex", err)
 	}
 	return nil
@@ -134,7 +134,7 @@ func findCodex() error {
 // recordCodexTrust records, through Codex's own app-server, the trust of
 // exactly our hook and of the project.
 func recordCodexTrust(ctx context.Context, root string) (string, error) {
-	bin, err := codexapp.Find(nil)
+	bin, err := codexapp.Find(nil, CodexBinary)
 	if err != nil {
 		return "", fmt.Errorf("%w, then run nowhook setup --yes --agents codex --trust-codex", err)
 	}
@@ -216,7 +216,7 @@ func forgetCodexTrust(ctx context.Context, root string, keys []string) (string, 
 	if len(recorded) == 0 {
 		return "", nil // nothing to forget
 	}
-	bin, err := codexapp.Find(nil)
+	bin, err := codexapp.Find(nil, CodexBinary)
 	if err != nil {
 		if errors.Is(err, codexapp.ErrCodexNotFound) {
 			return "codex is not on PATH, so nowhook cannot forget the trust of the hook it removed; delete these lines from " + config + ":\n" + codexapp.ForgetLines(recorded), nil

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 )
 
 // fakeRepo is a repository with our compact hook, a foreign project hook, a
@@ -70,7 +72,7 @@ func TestTrustRecordsOnlyTheSelectedHookAndTheProject(t *testing.T) {
 	if !res.ProjectTrusted || len(res.Recorded) != 1 || res.Recorded[0] != ours.Key || len(res.Hooks) != 1 || res.Hooks[0].TrustStatus != StatusTrusted {
 		t.Errorf("result: %+v", res)
 	}
-	if want := filepath.Join(lookupEnv(opts.Env, "CODEX_HOME"), "config.toml"); res.ConfigFile != want {
+	if want := filepath.Join(osutil.Getenv(opts.Env, "CODEX_HOME"), "config.toml"); res.ConfigFile != want {
 		t.Errorf("ConfigFile %q, want %q", res.ConfigFile, want)
 	}
 
@@ -216,7 +218,7 @@ func TestListReportsHooksAndProjectLayer(t *testing.T) {
 	if l.HooksDisabled {
 		t.Error("HooksDisabled without [features] hooks = false")
 	}
-	if l.UserConfigVersion != "v0" || l.UserConfig != filepath.Join(lookupEnv(opts.Env, "CODEX_HOME"), "config.toml") || l.CodexHome != lookupEnv(opts.Env, "CODEX_HOME") {
+	if l.UserConfigVersion != "v0" || l.UserConfig != filepath.Join(osutil.Getenv(opts.Env, "CODEX_HOME"), "config.toml") || l.CodexHome != osutil.Getenv(opts.Env, "CODEX_HOME") {
 		t.Errorf("listing: %+v", l)
 	}
 	if _, found := l.Hook(ours.Key); found {
@@ -322,7 +324,7 @@ func TestFind(t *testing.T) {
 		{"CODEX_BIN first", []string{"PATH=/nonexistent", "CODEX_BIN=" + bin}, bin},
 		{"last PATH wins", []string{"PATH=/nonexistent", "PATH=" + dir}, bin},
 	} {
-		got, err := Find(tc.env)
+		got, err := Find(tc.env, "codex")
 		if err != nil || got != tc.want {
 			t.Errorf("%s: Find = %q, %v; want %q", tc.name, got, err, tc.want)
 		}
@@ -332,9 +334,29 @@ func TestFind(t *testing.T) {
 		{"PATH=" + dir, "CODEX_BIN=" + plain},
 		{},
 	} {
-		if got, err := Find(env); !errors.Is(err, ErrCodexNotFound) {
-			t.Errorf("Find(%v) = %q, %v; want ErrCodexNotFound", env, got, err)
+		if got, err := Find(env, "codex"); !errors.Is(err, ErrCodexNotFound) {
+			t.Errorf("Find(%v, \"codex\") = %q, %v; want ErrCodexNotFound", env, got, err)
 		}
+	}
+	// The name comes from the caller (the agent table), and so does the
+	// variable that overrides it.
+	other := filepath.Join(dir, "codex-next")
+	writeFile(t, other, "#!/bin/sh\n")
+	if err := os.Chmod(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Find([]string{"PATH=" + dir}, "codex-next"); err != nil || got != other {
+		t.Errorf("Find codex-next on PATH = %q, %v; want %q", got, err, other)
+	}
+	if got, err := Find([]string{"PATH=/nonexistent", "CODEX_NEXT_BIN=" + other, "CODEX_BIN=" + plain}, "codex-next"); err != nil || got != other {
+		t.Errorf("Find codex-next with CODEX_NEXT_BIN = %q, %v; want %q", got, err, other)
+	}
+	if _, err := Find([]string{"PATH=/nonexistent"}, "codex"); err == nil || !strings.Contains(err.Error(), "set CODEX_BIN") {
+		t.Errorf("Find without codex: %v, want the hint to set CODEX_BIN", err)
+	}
+	// Start is given the executable: it never looks for one itself.
+	if _, err := Start(context.Background(), Options{Env: []string{"PATH=" + dir}}); !errors.Is(err, ErrCodexNotFound) {
+		t.Errorf("Start without Options.Codex: %v, want ErrCodexNotFound", err)
 	}
 }
 

@@ -18,16 +18,18 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 )
 
 // Options says which codex to start and how.
 type Options struct {
-	// Codex is the codex executable. Empty: Find(Env).
+	// Codex is the codex executable (see Find). Required: without it
+	// every call fails with ErrCodexNotFound.
 	Codex string
 	// Env is the app-server's whole environment (CODEX_HOME in it selects
 	// the user config). Nil: this process's environment.
@@ -45,43 +47,25 @@ type Options struct {
 // ErrCodexNotFound is returned (wrapped) when no codex executable is found.
 var ErrCodexNotFound = errors.New("codex not found")
 
-// Find returns the codex executable named by CODEX_BIN in env, else the
-// first `codex` on env's PATH. Nil env means this process's environment.
-func Find(env []string) (string, error) {
+// Find returns the Codex executable called name (the agent table's
+// CodexBinary): the one named by the variable <NAME>_BIN in env
+// (CODEX_BIN for codex), else the first name on env's PATH. Nil env
+// means this process's environment.
+func Find(env []string, name string) (string, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	if bin := lookupEnv(env, "CODEX_BIN"); bin != "" {
-		if isExecutable(bin) {
+	override := strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(name)) + "_BIN"
+	if bin := osutil.Getenv(env, override); bin != "" {
+		if osutil.IsExecutable(bin) {
 			return bin, nil
 		}
-		return "", fmt.Errorf("%w: CODEX_BIN=%s is not an executable file", ErrCodexNotFound, bin)
+		return "", fmt.Errorf("%w: %s=%s is not an executable file", ErrCodexNotFound, override, bin)
 	}
-	for _, dir := range filepath.SplitList(lookupEnv(env, "PATH")) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, "codex")
-		if isExecutable(p) {
-			return p, nil
-		}
+	if p, ok := osutil.LookPath(env, name); ok {
+		return p, nil
 	}
-	return "", fmt.Errorf("%w on PATH: install Codex CLI (npm install -g @openai/codex) or set CODEX_BIN", ErrCodexNotFound)
-}
-
-func isExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
-}
-
-func lookupEnv(env []string, name string) string {
-	val := ""
-	for _, kv := range env {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
-			val = v // the last one wins, as in exec
-		}
-	}
-	return val
+	return "", fmt.Errorf("%w on PATH: install Codex CLI (npm install -g @openai/codex) or set %s", ErrCodexNotFound, override)
 }
 
 // RPCError is an error answer from the app-server.
@@ -141,10 +125,7 @@ type Conn struct {
 func Start(ctx context.Context, opts Options) (*Conn, error) {
 	bin := opts.Codex
 	if bin == "" {
-		var err error
-		if bin, err = Find(opts.Env); err != nil {
-			return nil, err
-		}
+		return nil, fmt.Errorf("%w: codexapp.Options.Codex is empty (find it with codexapp.Find)", ErrCodexNotFound)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

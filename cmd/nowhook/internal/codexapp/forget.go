@@ -114,7 +114,7 @@ func Forget(ctx context.Context, opts Options, req ForgetRequest) (*ForgetResult
 	}
 	for _, k := range res.Removed {
 		if _, ok := now.hookState()[k]; ok {
-			return res, fmt.Errorf("codex still has [hooks.state.%s] in %s after removing it", tomlKey(k), w.FilePath)
+			return res, fmt.Errorf("codex still has [hooks.state.%s] in %s after removing it", TOMLKey(k), w.FilePath)
 		}
 	}
 	want := user.without(res.Removed)
@@ -278,17 +278,17 @@ func ForgetEntryLines(entries []TrustEntry) string {
 		if hash == "" {
 			hash = "sha256:..."
 		}
-		fmt.Fprintf(&b, "[hooks.state.%s]\ntrusted_hash = %s\n", tomlKey(e.Key), tomlQuote(hash))
+		fmt.Fprintf(&b, "[hooks.state.%s]\ntrusted_hash = %s\n", TOMLKey(e.Key), tomlQuote(hash))
 	}
 	return b.String()
 }
 
-// tomlKey renders s as a TOML key the way Codex (toml_edit) writes one:
+// TOMLKey renders s as a TOML key the way Codex (toml_edit) writes one:
 // bare when it can be; else a basic string unless that needs escapes for
 // '"' or '\\' and a literal string can hold it (no "'", no control
 // character but tab); else a basic string with escapes. Measured on codex
 // 0.171.0 (TestRealCodexKeyQuoting).
-func tomlKey(s string) string {
+func TOMLKey(s string) string {
 	bare := s != ""
 	needsEscape, literalOK := false, true
 	for _, r := range s {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 )
 
 // forgetRepo is fakeRepo with the project trusted, our hook trusted, and
@@ -53,7 +55,7 @@ func TestForgetRemovesOnlyTheGivenKeys(t *testing.T) {
 	if strings.Join(res.Removed, ",") != ours.Key || strings.Join(res.Absent, ",") != gone {
 		t.Errorf("removed %q, absent %q; want %q and %q", res.Removed, res.Absent, ours.Key, gone)
 	}
-	if want := filepath.Join(lookupEnv(opts.Env, "CODEX_HOME"), "config.toml"); res.ConfigFile != want {
+	if want := filepath.Join(osutil.Getenv(opts.Env, "CODEX_HOME"), "config.toml"); res.ConfigFile != want {
 		t.Errorf("ConfigFile %q, want %q", res.ConfigFile, want)
 	}
 	if h, ok := res.After.Hook(ours.Key); !ok || h.TrustStatus != StatusUntrusted {

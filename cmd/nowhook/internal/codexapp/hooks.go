@@ -260,7 +260,7 @@ func ProjectTrustKeyPath(root string) string {
 
 // tomlQuote writes s as a TOML basic string, with the escapes Codex
 // (toml_edit) uses: \b \t \n \f \r \" \\ and \uXXXX for other control
-// characters. See tomlKey for how Codex picks the form of a key.
+// characters. See TOMLKey for how Codex picks the form of a key.
 func tomlQuote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')

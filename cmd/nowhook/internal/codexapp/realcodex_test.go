@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/generate"
 )
 
@@ -21,12 +22,12 @@ import (
 // It skips the test when none is found (fails with NOWHOOK_E2E_REQUIRE_AGENTS, as in CI).
 func realCodex(t *testing.T) string {
 	t.Helper()
-	if bin, err := Find(nil); err == nil {
+	if bin, err := Find(nil, "codex"); err == nil {
 		return bin
 	}
 	if dir, err := os.UserCacheDir(); err == nil {
 		bin := filepath.Join(dir, "nowhook", "agents", "codex", "node_modules", ".bin", "codex")
-		if isExecutable(bin) {
+		if osutil.IsExecutable(bin) {
 			return bin
 		}
 	}

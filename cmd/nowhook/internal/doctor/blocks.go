@@ -6,13 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/generate"
-)
-
-// The managed Markdown blocks setup writes (their names in the markers).
-const (
-	onDemandBlock = "kbs-now"              // AGENTS.md
-	compactBlock  = "compact-instructions" // CLAUDE.md
 )
 
 // mdFile is a Markdown file at the repository root.
@@ -60,8 +55,8 @@ func (m *mdFile) block(name string) *mdBlock {
 
 // blockFinding reports one managed block: present and current, older,
 // broken, or missing.
-func (d *doctor) blockFinding(checkName, agentName string, m *mdFile, name, purpose, fix string) Finding {
-	f := Finding{Check: checkName, Agent: agentName, Path: m.rel}
+func (d *doctor) blockFinding(m *mdFile, name, purpose, fix string) Finding {
+	f := Finding{Path: m.rel}
 	if m.readErr != nil {
 		f.Severity, f.Message = Error, fmt.Sprintf("%s cannot be read: %v", m.rel, m.readErr)
 		return f
@@ -88,29 +83,21 @@ func (d *doctor) blockFinding(checkName, agentName string, m *mdFile, name, purp
 
 // agentsMDCheck: AGENTS.md teaches `kbs now`, the one thing every agent
 // can do, and the only one on Cursor and Antigravity.
-var agentsMDCheck = check{"agents-md", func(d *doctor, _ *agent) []Finding {
+var agentsMDCheck = checkFunc{"agents-md", func(d *doctor, _ *agent) []Finding {
 	var readers []string
 	for _, a := range d.agents {
 		if a.present() && a.mode != "" {
 			readers = append(readers, a.p.Title)
 		}
 	}
-	if len(readers) == 0 && d.agentsMD.block(onDemandBlock) == nil {
+	name := agentpkg.OnDemandBlock.Block.Name
+	if len(readers) == 0 && d.agentsMD.block(name) == nil {
 		return nil
 	}
 	purpose := "no agent learns to run `kbs now` on demand"
-	f := d.blockFinding("agents-md", "", d.agentsMD, onDemandBlock, purpose, d.setupFix(""))
+	f := d.blockFinding(d.agentsMD, name, purpose, d.setupFix(""))
 	if f.Severity == OK && len(readers) > 0 {
 		f.Message += ": on-demand `kbs now` for " + strings.Join(readers, ", ")
 	}
 	return []Finding{f}
-}}
-
-// claudeMDCheck: CLAUDE.md's "Compact Instructions" steer the summary.
-var claudeMDCheck = check{"md", func(d *doctor, a *agent) []Finding {
-	if a.mode != "reinject" {
-		return nil
-	}
-	purpose := "the compaction summary is not told to keep the Kanbus issue ids"
-	return []Finding{d.blockFinding(a.p.Name+".md", a.p.Name, d.claudeMD, compactBlock, purpose, d.setupFix(a.p.Name))}
 }}

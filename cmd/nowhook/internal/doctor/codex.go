@@ -1,18 +1,29 @@
 package doctor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	toml "github.com/pelletier/go-toml/v2"
 
+	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
 	"github.com/nowhook/nowhook/generate"
 )
+
+// The checks only Codex CLI needs (docs/platforms.md#codex-cli): its
+// config.toml layers, the [features] flag, hook trust, and the AGENTS.md
+// size cap. The agent table's codex row names them.
+
+func init() {
+	register(codexConfigCheck, codexFeaturesCheck, codexLayersCheck, codexTrustCheck{}, codexDocCapCheck)
+}
 
 // tomlFile is a Codex config.toml, read only.
 type tomlFile struct {
@@ -69,14 +80,14 @@ func table(doc map[string]any, keys ...string) map[string]any {
 
 // codexConfigCheck: the config.toml files Codex reads parse; Codex refuses
 // to start with a broken one.
-var codexConfigCheck = check{"config", func(d *doctor, a *agent) []Finding {
+var codexConfigCheck = checkFunc{"config", func(d *doctor, a *agent) []Finding {
 	var out []Finding
 	user, project := d.codexLayers()
 	for _, t := range []*tomlFile{user, project} {
 		if !t.exists {
 			continue
 		}
-		f := Finding{Check: a.p.Name + ".config", Agent: a.p.Name, Path: t.show}
+		f := Finding{Path: t.show}
 		if t.err != "" {
 			f.Severity = Error
 			f.Message = t.err + "; Codex refuses to start with it"
@@ -87,7 +98,7 @@ var codexConfigCheck = check{"config", func(d *doctor, a *agent) []Finding {
 		out = append(out, f)
 	}
 	if project.doc != nil && table(project.doc, "hooks", "state") != nil {
-		out = append(out, Finding{Check: a.p.Name + ".config", Agent: a.p.Name, Severity: Warn, Path: project.show,
+		out = append(out, Finding{Severity: Warn, Path: project.show,
 			Message: project.show + " has [hooks.state] trust entries, which Codex ignores there: trust counts only in " + user.show,
 			Fix:     d.setupFix(a.p.Name, "--trust-codex")})
 	}
@@ -96,7 +107,7 @@ var codexConfigCheck = check{"config", func(d *doctor, a *agent) []Finding {
 
 // codexFeaturesCheck: [features] hooks = false (or the older codex_hooks)
 // turns every hook off; the project layer overrides the user layer.
-var codexFeaturesCheck = check{"features", func(d *doctor, a *agent) []Finding {
+var codexFeaturesCheck = checkFunc{"features", func(d *doctor, a *agent) []Finding {
 	user, project := d.codexLayers()
 	var out []Finding
 	var effective *tomlFile
@@ -114,7 +125,7 @@ var codexFeaturesCheck = check{"features", func(d *doctor, a *agent) []Finding {
 		}
 	}
 	if effective != nil {
-		out = append(out, Finding{Check: a.p.Name + ".features", Agent: a.p.Name, Severity: Error, Path: effective.show,
+		out = append(out, Finding{Severity: Error, Path: effective.show,
 			Message: fmt.Sprintf("%s sets [features] %s = false, so Codex runs no hooks at all, the compact hook included", effective.show, effectiveKey),
 			Fix:     fmt.Sprintf("delete `%s = false` from [features] in %s", effectiveKey, effective.show)})
 	}
@@ -123,7 +134,7 @@ var codexFeaturesCheck = check{"features", func(d *doctor, a *agent) []Finding {
 
 // codexLayersCheck: a layer with both hooks.json and inline [hooks]
 // tables makes Codex load both and warn.
-var codexLayersCheck = check{"layers", func(d *doctor, a *agent) []Finding {
+var codexLayersCheck = checkFunc{"layers", func(d *doctor, a *agent) []Finding {
 	user, project := d.codexLayers()
 	var out []Finding
 	for _, t := range []*tomlFile{user, project} {
@@ -132,7 +143,7 @@ var codexLayersCheck = check{"layers", func(d *doctor, a *agent) []Finding {
 		if len(inline) == 0 || !exists(hooksJSON) {
 			continue
 		}
-		out = append(out, Finding{Check: a.p.Name + ".layers", Agent: a.p.Name, Severity: Warn, Path: t.show,
+		out = append(out, Finding{Severity: Warn, Path: t.show,
 			Message: fmt.Sprintf("%s and inline [hooks.%s] in %s are in one layer: Codex loads both and warns at every start", d.show(hooksJSON), strings.Join(inline, "], [hooks."), t.show),
 			Fix:     fmt.Sprintf("move the [hooks.%s] tables from %s into %s", strings.Join(inline, "], [hooks."), t.show, d.show(hooksJSON))})
 	}
@@ -154,7 +165,30 @@ func inlineHookEvents(doc map[string]any) []string {
 // config.toml trusts the project and holds the hook's current hash.
 // Codex's own answer (app-server hooks/list) is used when codex is on
 // PATH; otherwise nowhook computes the hash and reads the config itself.
-var codexTrustCheck = check{"trust", func(d *doctor, a *agent) []Finding {
+type codexTrustCheck struct{}
+
+func (codexTrustCheck) Name() string { return "trust" }
+
+// Start asks codex app-server for the hooks' trust, in the background,
+// when our hook is installed and codex has been run here before (it
+// writes its state under CODEX_HOME).
+func (codexTrustCheck) Start(ctx context.Context, d *doctor, a *agent) {
+	if !d.hasOurs(a) {
+		return
+	}
+	codexHome, _ := d.expand("${CODEX_HOME:-~/.codex}")
+	bin, err := codexapp.Find(d.env, agentpkg.CodexBinary)
+	switch {
+	case err != nil:
+		a.listingSkipped = agentpkg.CodexBinary + " is not on PATH"
+	case !exists(codexHome):
+		a.listingSkipped = "codex has not been run here (" + codexHome + " does not exist)"
+	default:
+		a.listing = start(func() codexListing { return d.listCodex(ctx, bin) })
+	}
+}
+
+func (codexTrustCheck) Run(d *doctor, a *agent) []Finding {
 	var ours []handler
 	for _, s := range a.specs {
 		for _, h := range s.ours {
@@ -167,16 +201,31 @@ var codexTrustCheck = check{"trust", func(d *doctor, a *agent) []Finding {
 		return nil
 	}
 	fix := d.setupFix(a.p.Name, "--trust-codex")
-	if d.slow.codex != nil {
-		res := d.slow.codex.wait()
+	if a.listing != nil {
+		res := a.listing.wait()
 		if res.err == nil {
-			return d.trustFromListing(a, ours, res, fix)
+			return d.trustFromListing(ours, res, fix)
 		}
-		out := d.trustComputed(a, ours, fmt.Sprintf("computed by nowhook: codex app-server failed: %v", res.err), fix)
-		return out
+		return d.trustComputed(a, ours, fmt.Sprintf("computed by nowhook: codex app-server failed: %v", res.err), fix)
 	}
-	return d.trustComputed(a, ours, "computed by nowhook from the user config; "+d.slow.codexSkipped, fix)
-}}
+	return d.trustComputed(a, ours, "computed by nowhook from the user config; "+a.listingSkipped, fix)
+}
+
+func (d *doctor) listCodex(ctx context.Context, bin string) codexListing {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	root, err := codexapp.CanonicalRoot(d.root)
+	if err != nil {
+		return codexListing{err: err}
+	}
+	c, err := codexapp.Start(ctx, codexapp.Options{Codex: bin, Env: d.env, Dir: root, ClientVersion: "doctor"})
+	if err != nil {
+		return codexListing{err: err}
+	}
+	defer c.Close()
+	l, err := c.List(ctx, root)
+	return codexListing{listing: l, userAgent: c.UserAgent, err: err}
+}
 
 // hookKey is a handler's [hooks.state] key, with the file as Codex sees it.
 func hookKey(h handler) string {
@@ -196,9 +245,8 @@ func (d *doctor) canonicalRoot() string {
 
 func (d *doctor) trustComputed(a *agent, ours []handler, source, fix string) []Finding {
 	user, _ := d.codexLayers()
-	name := a.p.Name + ".trust"
 	if user.err != "" {
-		return []Finding{{Check: name, Agent: a.p.Name, Severity: Warn, Path: user.show,
+		return []Finding{{Severity: Warn, Path: user.show,
 			Message: "cannot tell whether Codex trusts the hook: " + user.err + " (" + source + ")", Fix: "correct " + user.show}}
 	}
 	var out []Finding
@@ -212,11 +260,11 @@ func (d *doctor) trustComputed(a *agent, ours []handler, source, fix string) []F
 	if needsProject {
 		level, _ := table(user.doc, "projects", root)["trust_level"].(string)
 		if level != "trusted" {
-			state := "has no [projects.\"" + root + "\"] entry"
+			state := "has no [projects." + codexapp.TOMLKey(root) + "] entry"
 			if level != "" {
 				state = fmt.Sprintf("sets trust_level = %q for it", level)
 			}
-			out = append(out, Finding{Check: name, Agent: a.p.Name, Severity: Warn, Path: user.show,
+			out = append(out, Finding{Severity: Warn, Path: user.show,
 				Message: fmt.Sprintf("Codex does not load .codex/ here: %s %s, so Codex skips every project hook without a word (%s)", user.show, state, source),
 				Fix:     fix})
 		}
@@ -226,15 +274,15 @@ func (d *doctor) trustComputed(a *agent, ours []handler, source, fix string) []F
 		key := hookKey(h)
 		hash, err := generate.CodexHookHash(h.event, h.groupJSON, h.index)
 		if err != nil {
-			out = append(out, Finding{Check: name, Agent: a.p.Name, Severity: Error, Path: h.file.show,
+			out = append(out, Finding{Severity: Error, Path: h.file.show,
 				Message: fmt.Sprintf("%s: Codex cannot load this hook: %v", h.where(), err), Fix: d.setupFix(a.p.Name)})
 			continue
 		}
 		recorded, _ := table(states, key)["trusted_hash"].(string)
-		f := Finding{Check: name, Agent: a.p.Name, Path: h.file.show, Severity: Warn, Fix: fix}
+		f := Finding{Path: h.file.show, Severity: Warn, Fix: fix}
 		switch {
 		case recorded == "":
-			f.Message = fmt.Sprintf("%s is not trusted: %s has no [hooks.state.%q], so Codex skips the hook without a word (%s)", h.where(), user.show, key, source)
+			f.Message = fmt.Sprintf("%s is not trusted: %s has no [hooks.state.%s], so Codex skips the hook without a word (%s)", h.where(), user.show, codexapp.TOMLKey(key), source)
 		case recorded != hash:
 			f.Message = fmt.Sprintf("%s changed since it was trusted: %s holds %s, the hook's hash is now %s, so Codex skips it without a word (%s)", h.where(), user.show, short(recorded), short(hash), source)
 		default:
@@ -260,33 +308,32 @@ type codexListing struct {
 	err       error
 }
 
-func (d *doctor) trustFromListing(a *agent, ours []handler, res codexListing, fix string) []Finding {
+func (d *doctor) trustFromListing(ours []handler, res codexListing, fix string) []Finding {
 	l := res.listing
-	name := a.p.Name + ".trust"
 	source := "reported by codex app-server hooks/list"
 	if m := versionRE.FindStringSubmatch(res.userAgent); m != nil {
 		source = "reported by codex " + m[1] + " app-server hooks/list"
 	}
 	var out []Finding
 	for _, w := range l.Warnings {
-		out = append(out, Finding{Check: name, Agent: a.p.Name, Severity: Warn, Message: "codex warns: " + w})
+		out = append(out, Finding{Severity: Warn, Message: "codex warns: " + w})
 	}
 	for _, e := range l.Errors {
-		out = append(out, Finding{Check: name, Agent: a.p.Name, Severity: Error, Path: d.show(e.Path), Message: "codex reports an error in " + d.show(e.Path) + ": " + e.Message})
+		out = append(out, Finding{Severity: Error, Path: d.show(e.Path), Message: "codex reports an error in " + d.show(e.Path) + ": " + e.Message})
 	}
 	if l.ConfigError != "" {
-		out = append(out, Finding{Check: name, Agent: a.p.Name, Severity: Error, Message: "codex cannot read its configuration: " + l.ConfigError})
+		out = append(out, Finding{Severity: Error, Message: "codex cannot read its configuration: " + l.ConfigError})
 	}
 	layer, hasLayer := l.ProjectLayer(filepath.Join(l.Root, ".codex"))
 	projectSkipped := hasLayer && !layer.Trusted()
 	if projectSkipped {
-		out = append(out, Finding{Check: name, Agent: a.p.Name, Severity: Warn, Path: ".codex",
+		out = append(out, Finding{Severity: Warn, Path: ".codex",
 			Message: fmt.Sprintf("Codex does not load .codex/ here, so it skips every project hook without a word: %s (%s)", layer.DisabledReason, source),
 			Fix:     fix})
 	}
 	for _, h := range ours {
 		key := hookKey(h)
-		f := Finding{Check: name, Agent: a.p.Name, Path: h.file.show, Severity: Warn, Fix: fix}
+		f := Finding{Path: h.file.show, Severity: Warn, Fix: fix}
 		listed, ok := l.Hook(key)
 		switch {
 		case !ok && projectSkipped && !h.file.user:
@@ -317,8 +364,8 @@ const defaultDocMax = 32 << 10
 
 // codexDocCapCheck: Codex reads AGENTS.md only up to project_doc_max_bytes;
 // a block beyond the cap is never seen.
-var codexDocCapCheck = check{"agents-md-cap", func(d *doctor, a *agent) []Finding {
-	b := d.agentsMD.block(onDemandBlock)
+var codexDocCapCheck = checkFunc{"agents-md-cap", func(d *doctor, a *agent) []Finding {
+	b := d.agentsMD.block(agentpkg.OnDemandBlock.Block.Name)
 	if b == nil || b.err != nil {
 		return nil
 	}
@@ -329,7 +376,7 @@ var codexDocCapCheck = check{"agents-md-cap", func(d *doctor, a *agent) []Findin
 			limit, source = v, "set in "+t.show
 		}
 	}
-	f := Finding{Check: a.p.Name + ".agents-md-cap", Agent: a.p.Name, Path: "AGENTS.md"}
+	f := Finding{Path: "AGENTS.md"}
 	span := b.span
 	switch {
 	case int64(span.Start) >= limit:

@@ -225,11 +225,12 @@ func corpusFile(t *testing.T, kind corpusKind, name string, content []byte, want
 	}
 	r.write(kind.place(r, name), string(content), 0o644)
 	before := treeHash(t, r.root)
-	fs := r.run()
+	rep := r.report()
+	fs := rep.Findings
 	if after := treeHash(t, r.root); after != before {
 		t.Errorf("doctor changed the repository")
 	}
-	status := exitStatus(fs)
+	status := rep.exitStatus()
 	if wantErr != "" && status != exitFailed {
 		t.Errorf("%s: want exit 1 (%s), got %d:\n%s", name, wantErr, status, dump(fs))
 	}
@@ -263,13 +264,13 @@ func sensible(t *testing.T, fs []Finding) {
 		}
 	}
 	var table, js bytes.Buffer
-	if err := WriteTable(&table, fs, ""); err != nil {
+	if err := WriteTable(&table, fs); err != nil {
 		t.Fatal(err)
 	}
 	if lines := strings.Count(table.String(), "\n"); lines < len(fs)+1 {
 		t.Errorf("table has %d lines for %d findings", lines, len(fs))
 	}
-	if err := WriteJSON(&js, fs, ""); err != nil {
+	if err := WriteJSON(&js, fs); err != nil {
 		t.Fatal(err)
 	}
 	var back []Finding

@@ -6,10 +6,13 @@
 // temporary directory that it removes), `kbs now --json --list`, and, when
 // codex is on PATH, `codex app-server` to list hook trust.
 //
-// Every check is a small named unit. The agent-specific ones are chosen by
-// the platform table (*agentpkg.Agents): a platform row brings its hook
-// files, their layout, the events that cannot re-inject, and the files
-// setup writes for each mode.
+// Every check is a small named unit behind one interface (check), run by
+// one runner that names its findings, shows $HOME as ~ and keeps the
+// worst. The agent table (agentpkg.All) says which checks each agent runs
+// and brings its hook files, their layout, the events that cannot
+// re-inject, and the files setup writes for each mode; the checks that
+// concern one agent only live in a file named after it (claude.go,
+// codex.go).
 package doctor
 
 import (
@@ -17,7 +20,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"io"
 	"os"
 	"path/filepath"
@@ -25,6 +27,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
+	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/generate"
 	"github.com/nowhook/nowhook/templates"
@@ -88,23 +92,29 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if dirGiven {
 		opts.Dir = *dir
 	}
-	findings := Run(context.Background(), opts)
-	home := lookupEnv(env, "HOME")
+	report := Run(context.Background(), opts)
 	if *asJSON {
-		err = WriteJSON(stdout, findings, home)
+		err = WriteJSON(stdout, report.Findings)
 	} else {
-		err = WriteTable(stdout, findings, home)
+		err = WriteTable(stdout, report.Findings)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "nowhook doctor: writing the report: %v\n", err)
 		return exitFailed
 	}
-	return exitStatus(findings)
+	return report.exitStatus()
+}
+
+// Report is one doctor run: its findings in table order, and the worst of
+// their severities.
+type Report struct {
+	Findings []Finding
+	Worst    Severity
 }
 
 // exitStatus is 1 when a finding is an error, else 0.
-func exitStatus(findings []Finding) int {
-	if Worst(findings) == Error {
+func (r Report) exitStatus() int {
+	if r.Worst >= Error {
 		return exitFailed
 	}
 	return exitOK
@@ -125,56 +135,125 @@ type Options struct {
 	LiveLimit time.Duration
 }
 
-// A check is one named unit of doctor: it looks at one agent (nil for the
-// checks that concern every agent) and returns its findings.
-type check struct {
+// A check is one named unit of doctor (chezmoi's doctor check): Run looks
+// at one agent (nil for a check that concerns every agent) and returns its
+// findings with their severity, message, fix and path. The runner fills
+// in the rest: the row's name, the agent, $HOME shown as ~.
+type check interface {
+	Name() string
+	Run(d *doctor, a *agent) []Finding
+}
+
+// checkFunc is a check made of a name and a function.
+type checkFunc struct {
 	name string
 	run  func(d *doctor, a *agent) []Finding
 }
 
+func (c checkFunc) Name() string                      { return c.name }
+func (c checkFunc) Run(d *doctor, a *agent) []Finding { return c.run(d, a) }
+
+// A starter is a check that needs a slow answer (a program it runs):
+// Start begins it for agent a, together with the other slow work, before
+// any check runs; Run then waits for it.
+type starter interface {
+	check
+	Start(ctx context.Context, d *doctor, a *agent)
+}
+
+// eachAgent marks a shared check that reports on every agent: it runs
+// once as itself (a nil agent, rows named after the check) and once for
+// each agent that is present (rows named "<check>.<agent>").
+type eachAgent struct{ check }
+
 // checks are every agent check, by name; each agent's row in the table
-// names the ones it runs (agent.Agent.Checks), and a test keeps every
-// name known.
+// names the ones it runs (agentpkg.Agent.Checks), and a test keeps every
+// name known. Checks that concern one agent only live in that agent's
+// file here (claude.go, codex.go) and register themselves in its init.
 var checks = map[string]check{}
 
-func init() {
-	for _, c := range []check{
-		modeCheck, hookFilesCheck, claudeDisabledCheck, ourHookCheck, scriptCheck,
-		claudeTwiceCheck, wrongEventCheck, claudeBlockingCheck, claudeMDCheck,
-		codexConfigCheck, codexFeaturesCheck, codexLayersCheck, codexTrustCheck, codexDocCapCheck,
-	} {
-		checks[c.name] = c
+func register(cs ...check) {
+	for _, c := range cs {
+		if _, dup := checks[c.Name()]; dup {
+			panic("doctor: two checks are named " + c.Name())
+		}
+		checks[c.Name()] = c
 	}
 }
 
+func init() {
+	register(modeCheck, hookFilesCheck, ourHookCheck, scriptCheck, wrongEventCheck)
+}
+
 // sharedChecks concern every agent, after the agents' own.
-var sharedChecks = []check{agentsMDCheck, kanbusConfigCheck, kanbusCLICheck, kanbusQueryCheck, liveCheck, runtimeCheck}
+var sharedChecks = []check{noAgentCheck, agentsMDCheck, kanbusConfigCheck, kanbusCLICheck, kanbusQueryCheck, liveCheck, runtimeCheck}
 
 // Run runs every check and returns the findings in table order.
-func Run(ctx context.Context, o Options) []Finding {
+func Run(ctx context.Context, o Options) Report {
 	d := newDoctor(o)
 	d.scan()
 	cleanup := d.startSlow(ctx)
 	defer cleanup()
-	var out []Finding
-	for _, a := range d.agents {
-		if !a.present() {
-			continue
-		}
-		for _, name := range a.p.Checks {
-			out = append(out, checks[name].run(d, a)...)
+	var r Report
+	add := func(c check, a *agent, name string) {
+		for _, f := range d.run(c, a, name) {
+			r.Findings = append(r.Findings, f)
+			r.Worst = max(r.Worst, f.Severity)
 		}
 	}
-	if !d.anyPresent() {
-		out = append(out, Finding{Check: "agents", Severity: Info,
-			Message: "no agent is set up or detected in " + d.root + " (looked for " + strings.Join(allMarkers(), ", ") + ")",
-			Fix:     d.setupFix("")})
+	for _, a := range d.present() {
+		for _, name := range a.p.Checks {
+			add(checks[name], a, a.p.Name+"."+name)
+		}
 	}
 	for _, c := range sharedChecks {
-		out = append(out, c.run(d, nil)...)
+		add(c, nil, c.Name())
+		if _, ok := c.(eachAgent); ok {
+			for _, a := range d.present() {
+				add(c, a, c.Name()+"."+a.p.Name)
+			}
+		}
+	}
+	return r
+}
+
+// run runs one check and completes its findings: the row's name, the
+// agent, each message and fix on one line, and $HOME shown as ~ in them
+// (the path stays as it is, for programs that read --json).
+func (d *doctor) run(c check, a *agent, name string) []Finding {
+	fs := c.Run(d, a)
+	for i := range fs {
+		f := &fs[i]
+		f.Check, f.Agent = name, ""
+		if a != nil {
+			f.Agent = a.p.Name
+		}
+		f.Message = osutil.Tilde(oneLine(f.Message), d.home)
+		f.Fix = osutil.Tilde(oneLine(f.Fix), d.home)
+	}
+	return fs
+}
+
+// present lists the agents that are set up or detected, in table order.
+func (d *doctor) present() []*agent {
+	var out []*agent
+	for _, a := range d.agents {
+		if a.present() {
+			out = append(out, a)
+		}
 	}
 	return out
 }
+
+// noAgentCheck: nothing to check, and how to start.
+var noAgentCheck = checkFunc{"agents", func(d *doctor, _ *agent) []Finding {
+	if len(d.present()) > 0 {
+		return nil
+	}
+	return []Finding{{Severity: Info,
+		Message: "no agent is set up or detected in " + d.root + " (looked for " + strings.Join(agentpkg.Markers(), ", ") + ")",
+		Fix:     d.setupFix("")}}
+}}
 
 // doctor is one run's state: what was read, and the slow results.
 type doctor struct {
@@ -185,8 +264,7 @@ type doctor struct {
 	limit    time.Duration
 	agents   []*agent
 	kanbus   detect.Kanbus
-	agentsMD *mdFile
-	claudeMD *mdFile
+	agentsMD *mdFile // the file of the on-demand block every agent shares
 	// codexUser and codexProject are the Codex config.toml layers, read
 	// on first use.
 	codexUser, codexProject *tomlFile
@@ -198,7 +276,7 @@ func newDoctor(o Options) *doctor {
 	if d.env == nil {
 		d.env = os.Environ()
 	}
-	d.home = lookupEnv(d.env, "HOME")
+	d.home = osutil.Getenv(d.env, "HOME")
 	if o.Dir != "" {
 		d.dirFlag = " --dir " + shellQuote(o.Dir)
 	}
@@ -212,6 +290,11 @@ type agent struct {
 	files    []*hookFile   // the hook files that exist, in the table's order
 	specs    []*ourSpec    // the hook entries setup writes for this platform
 	mode     agentpkg.Mode // what nowhook set up for it; "" for nothing
+	// listing is the agent's own report of its hooks and their trust
+	// (Codex's app-server), when its checks asked for one; listingSkipped
+	// says why it was not asked.
+	listing        *future[codexListing]
+	listingSkipped string
 }
 
 func (a *agent) present() bool {
@@ -224,24 +307,6 @@ func (a *agent) present() bool {
 		}
 	}
 	return false
-}
-
-func (d *doctor) anyPresent() bool {
-	for _, a := range d.agents {
-		if a.present() {
-			return true
-		}
-	}
-	return false
-}
-
-func (d *doctor) agent(name string) *agent {
-	for _, a := range d.agents {
-		if a.p.Name == name {
-			return a
-		}
-	}
-	return nil
 }
 
 // ourSpec is a hook entry setup writes: the file, its schema, and the
@@ -258,8 +323,7 @@ type ourSpec struct {
 // scan reads every platform's hook files and finds our entries.
 func (d *doctor) scan() {
 	d.kanbus = detect.DetectKanbus(d.root)
-	d.agentsMD = readMD(d.root, "AGENTS.md")
-	d.claudeMD = readMD(d.root, "CLAUDE.md")
+	d.agentsMD = readMD(d.root, agentpkg.OnDemandBlock.File)
 	for _, fa := range agentpkg.Detect(d.root) {
 		a := &agent{p: fa.Agent, evidence: fa.Evidence}
 		for _, path := range a.p.Hooks.Files {
@@ -289,7 +353,7 @@ func (d *doctor) scan() {
 		for _, f := range a.files {
 			f.dropped = agentCheck(a, f)
 		}
-		if a.mode == "" && len(a.evidence) > 0 && d.agentsMD.block(onDemandBlock) != nil {
+		if a.mode == "" && len(a.evidence) > 0 && d.agentsMD.block(agentpkg.OnDemandBlock.Block.Name) != nil {
 			a.mode = agentpkg.OnDemand
 		}
 		d.agents = append(d.agents, a)
@@ -301,7 +365,7 @@ func (d *doctor) scan() {
 func (d *doctor) expand(path string) (abs string, user bool) {
 	expanded := envRefRE.ReplaceAllStringFunc(path, func(ref string) string {
 		m := envRefRE.FindStringSubmatch(ref)
-		if v := lookupEnv(d.env, m[1]); v != "" {
+		if v := osutil.Getenv(d.env, m[1]); v != "" {
 			return v
 		}
 		return m[2]
@@ -359,10 +423,8 @@ func (d *doctor) budget() time.Duration {
 			return b
 		}
 	}
-	return defaultBudget
+	return agentpkg.DefaultBudget
 }
-
-const defaultBudget = 5 * time.Second
 
 var budgetRE = regexp.MustCompile(`nowhook[ -]reminder --timeout (\S+)`)
 
@@ -383,8 +445,8 @@ func scriptBudget(path string) (time.Duration, bool) {
 }
 
 // modeCheck says what nowhook set up for the agent, or that it did not.
-var modeCheck = check{"mode", func(d *doctor, a *agent) []Finding {
-	f := Finding{Check: a.p.Name + ".mode", Agent: a.p.Name}
+var modeCheck = checkFunc{"mode", func(d *doctor, a *agent) []Finding {
+	var f Finding
 	refusal := a.p.Refused[agentpkg.Reinject]
 	switch a.mode {
 	case agentpkg.Reinject:
@@ -408,43 +470,9 @@ var modeCheck = check{"mode", func(d *doctor, a *agent) []Finding {
 	return []Finding{f}
 }}
 
-func allMarkers() []string { return agentpkg.Markers() }
-
 func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
-}
-
-func lookupEnv(env []string, name string) string {
-	val := ""
-	for _, kv := range env {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
-			val = v
-		}
-	}
-	return val
-}
-
-// lookPath finds an executable on the env's PATH.
-func lookPath(env []string, name string) (string, bool) {
-	if strings.Contains(name, "/") {
-		return name, isExecutable(name)
-	}
-	for _, dir := range filepath.SplitList(lookupEnv(env, "PATH")) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, name)
-		if isExecutable(p) {
-			return p, true
-		}
-	}
-	return "", false
-}
-
-func isExecutable(p string) bool {
-	info, err := os.Stat(p)
-	return err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0
 }
 
 func shellQuote(s string) string {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
+	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/generate"
 	"github.com/nowhook/nowhook/templates"
 )
@@ -82,7 +83,7 @@ func (r *repo) install(agent string, budget time.Duration) {
 	switch agent {
 	case "claude":
 		schema, hook, script = agentpkg.ClaudeSettings, generate.CompactGroup(agentpkg.ClaudeCommand, agentpkg.ClaudeScript, budget), agentpkg.ClaudeScript
-		md, err := generate.MergeBlock("CLAUDE.md", r.read("CLAUDE.md"), generate.Block{Name: compactBlock, Version: templates.Version, Body: templates.CompactInstructions, Heading: "Compact Instructions"})
+		md, err := generate.MergeBlock("CLAUDE.md", r.read("CLAUDE.md"), generate.Block{Name: "compact-instructions", Version: templates.Version, Body: templates.CompactInstructions, Heading: "Compact Instructions"})
 		if err != nil {
 			r.t.Fatal(err)
 		}
@@ -98,7 +99,7 @@ func (r *repo) install(agent string, budget time.Duration) {
 	}
 	r.write(schema.Path, string(b), 0o644)
 	r.write(script, string(generate.Script(templates.RenderWrapper(budget), templates.Version)), 0o755)
-	md, err := generate.MergeBlock("AGENTS.md", r.read("AGENTS.md"), generate.Block{Name: onDemandBlock, Version: templates.Version, Body: templates.OnDemand})
+	md, err := generate.MergeBlock("AGENTS.md", r.read("AGENTS.md"), generate.Block{Name: agentpkg.OnDemandBlock.Block.Name, Version: templates.Version, Body: templates.OnDemand})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -112,7 +113,33 @@ func (r *repo) read(rel string) []byte {
 
 func (r *repo) run(extraEnv ...string) []Finding {
 	r.t.Helper()
+	return r.report(extraEnv...).Findings
+}
+
+func (r *repo) report(extraEnv ...string) Report {
+	r.t.Helper()
 	return Run(context.Background(), Options{Root: r.root, Env: append(append([]string(nil), r.env...), extraEnv...), LiveLimit: 3 * time.Second})
+}
+
+// agentNamed returns what doctor found of the agent called name.
+func agentNamed(t *testing.T, d *doctor, name string) *agent {
+	t.Helper()
+	for _, a := range d.agents {
+		if a.p.Name == name {
+			return a
+		}
+	}
+	t.Fatalf("doctor has no agent %s", name)
+	return nil
+}
+
+// worst is the highest severity among findings.
+func worst(fs []Finding) Severity {
+	w := OK
+	for _, f := range fs {
+		w = max(w, f.Severity)
+	}
+	return w
 }
 
 // find returns the findings of one check.
@@ -128,7 +155,7 @@ func find(fs []Finding, check string) []Finding {
 
 func dump(fs []Finding) string {
 	var b bytes.Buffer
-	WriteTable(&b, fs, "")
+	WriteTable(&b, fs)
 	return b.String()
 }
 
@@ -240,27 +267,6 @@ func TestRunsReminder(t *testing.T) {
 	}
 }
 
-func TestTilde(t *testing.T) {
-	cases := map[string]string{
-		"/home/u/.claude/settings.json":    "~/.claude/settings.json",
-		"in /home/u: x":                    "in ~: x",
-		"/home/user/x":                     "/home/user/x",
-		"/home/u":                          "~",
-		"(/home/u/.codex/config.toml)":     "(~/.codex/config.toml)",
-		`"/home/u/a" and "/home/u/b"`:      `"~/a" and "~/b"`,
-		"/x/home/u/y":                      "/x/home/u/y",
-		"[projects.\"/home/u/repo\"] here": "[projects.\"~/repo\"] here",
-	}
-	for in, want := range cases {
-		if got := tilde(in, "/home/u"); got != want {
-			t.Errorf("tilde(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if got := tilde("/a/b", ""); got != "/a/b" {
-		t.Errorf("empty home changed %q", got)
-	}
-}
-
 func TestSeverityJSON(t *testing.T) {
 	for _, s := range []Severity{OK, Info, Warn, Error} {
 		b, err := json.Marshal(s)
@@ -271,9 +277,6 @@ func TestSeverityJSON(t *testing.T) {
 		if err := json.Unmarshal(b, &back); err != nil || back != s {
 			t.Errorf("%s: %s -> %v (%v)", s, b, back, err)
 		}
-	}
-	if Worst(nil) != OK || Worst([]Finding{{Severity: Warn}, {Severity: Info}}) != Warn {
-		t.Error("Worst")
 	}
 }
 
@@ -346,7 +349,7 @@ func TestKanbusFailures(t *testing.T) {
 			d.slow.query = start(func() kbsQuery {
 				return d.runQuery(context.Background(), filepath.Join(r.bin, "kbs"), r.root, 2*time.Second)
 			})
-			fs := kanbusQueryCheck.run(d, nil)
+			fs := d.run(kanbusQueryCheck, nil, "kanbus.query")
 			expectOne(t, fs, "kanbus.query", c.sev, c.want)
 		})
 	}
@@ -379,14 +382,14 @@ func TestLiveHangingWrapper(t *testing.T) {
 	pidFile := filepath.Join(realTemp(t), "pids")
 	r.write(agentpkg.ClaudeScript, "#!/bin/sh\necho $$ >>"+pidFile+"\nexec sleep 30\n", 0o755)
 	began := time.Now()
-	fs := Run(context.Background(), Options{Root: r.root, Env: r.env, LiveLimit: 500 * time.Millisecond})
+	fs := Run(context.Background(), Options{Root: r.root, Env: r.env, LiveLimit: 500 * time.Millisecond}).Findings
 	if took := time.Since(began); took > 20*time.Second {
 		t.Fatalf("doctor took %s with a hanging wrapper", took)
 	}
 	expectOne(t, fs, "live.claude", Error, "stopped by doctor")
 	expectOne(t, fs, "claude.script", Warn, "no nowhook signature")
 	for _, pid := range readPids(pidFile) {
-		if running(pid) {
+		if osutil.Running(pid) {
 			t.Errorf("the hanging wrapper (pid %d) is still running", pid)
 		}
 	}
@@ -485,15 +488,15 @@ func TestCodexTrustRecorded(t *testing.T) {
 // under the user cache directory; it skips the test without one.
 func realCodex(t *testing.T) string {
 	t.Helper()
-	if bin := os.Getenv("CODEX_BIN"); bin != "" && isExecutable(bin) {
+	if bin := os.Getenv("CODEX_BIN"); bin != "" && osutil.IsExecutable(bin) {
 		return bin
 	}
-	if bin, ok := lookPath(os.Environ(), "codex"); ok {
+	if bin, ok := osutil.LookPath(os.Environ(), "codex"); ok {
 		return bin
 	}
 	if dir, err := os.UserCacheDir(); err == nil {
 		bin := filepath.Join(dir, "nowhook", "agents", "codex", "node_modules", ".bin", "codex")
-		if isExecutable(bin) {
+		if osutil.IsExecutable(bin) {
 			return bin
 		}
 	}
@@ -520,7 +523,7 @@ func TestCodexTrustAppServer(t *testing.T) {
 		} else {
 			e = append(e, "PATH="+r.bin+":/usr/bin:/bin")
 		}
-		return Run(context.Background(), Options{Root: r.root, Env: e, LiveLimit: 3 * time.Second})
+		return Run(context.Background(), Options{Root: r.root, Env: e, LiveLimit: 3 * time.Second}).Findings
 	}
 	verdict := func(fs []Finding, source string) (Severity, string) {
 		t.Helper()
@@ -535,7 +538,7 @@ func TestCodexTrustAppServer(t *testing.T) {
 			}
 			msgs = append(msgs, f.Message)
 		}
-		return Worst(got), strings.Join(msgs, "\n")
+		return worst(got), strings.Join(msgs, "\n")
 	}
 
 	// Untrusted project: both sources say Codex skips the hooks.
@@ -599,9 +602,154 @@ func TestScriptVersions(t *testing.T) {
 		r.write(agentpkg.ClaudeScript, string(generate.Script(templates.RenderWrapper(time.Second), c.version)), 0o755)
 		d := newDoctor(Options{Root: r.root, Env: r.env})
 		d.scan()
-		f := expectOne(t, scriptCheck.run(d, d.agent("claude")), "claude.script", Warn, fmt.Sprintf("template v%d, %s v%d", c.version, c.want, templates.Version))
+		f := expectOne(t, d.run(scriptCheck, agentNamed(t, d, "claude"), "claude.script"), "claude.script", Warn, fmt.Sprintf("template v%d, %s v%d", c.version, c.want, templates.Version))
 		if f.Fix != c.fix {
 			t.Errorf("v%d: fix %q, want %q", c.version, f.Fix, c.fix)
+		}
+	}
+}
+
+// TestRunnerFillsIn: a check returns only what it found; the runner names
+// the row after the agent and the check, sets the agent, keeps each
+// message and fix on one line with $HOME as ~, and keeps the worst
+// severity (chezmoi's doctor runner).
+func TestRunnerFillsIn(t *testing.T) {
+	r := newRepo(t)
+	r.install("claude", time.Second)
+	d := newDoctor(Options{Root: r.root, Env: r.env})
+	d.scan()
+	c := checkFunc{"probe", func(d *doctor, a *agent) []Finding {
+		return []Finding{
+			{Severity: Warn, Message: "read " + r.home + "/.claude/settings.json\nand more", Fix: "edit " + r.home + "/x", Path: r.home + "/.claude/settings.json"},
+			{Message: "fine"},
+		}
+	}}
+	fs := d.run(c, agentNamed(t, d, "claude"), "claude.probe")
+	if len(fs) != 2 {
+		t.Fatalf("%d findings", len(fs))
+	}
+	f := fs[0]
+	if f.Check != "claude.probe" || f.Agent != "claude" || f.Severity != Warn {
+		t.Errorf("check %q agent %q severity %s", f.Check, f.Agent, f.Severity)
+	}
+	if f.Message != "read ~/.claude/settings.json and more" || f.Fix != "edit ~/x" {
+		t.Errorf("message %q fix %q", f.Message, f.Fix)
+	}
+	if f.Path != r.home+"/.claude/settings.json" {
+		t.Errorf("path %q: --json keeps a path programs can open", f.Path)
+	}
+	if shared := d.run(c, nil, "probe"); shared[0].Check != "probe" || shared[0].Agent != "" {
+		t.Errorf("shared check: %q agent %q", shared[0].Check, shared[0].Agent)
+	}
+
+	rep := r.report()
+	if want := worst(rep.Findings); rep.Worst != want {
+		t.Errorf("Report.Worst = %s, the findings' worst is %s", rep.Worst, want)
+	}
+	for _, f := range rep.Findings {
+		if !strings.HasPrefix(f.Check, f.Agent+".") && f.Agent != "" && !strings.HasPrefix(f.Check, "live.") {
+			t.Errorf("row %s names agent %q", f.Check, f.Agent)
+		}
+	}
+}
+
+// TestCommandFiles: the files a hook command runs, in the shapes found in
+// real settings files.
+func TestCommandFiles(t *testing.T) {
+	r := newRepo(t)
+	r.write(".claude/settings.json", "{}\n", 0o644)
+	for _, f := range []string{".claude/hooks/a.sh", ".claude/hooks/b.py", "guard.sh", "scripts/c.sh"} {
+		r.write(f, "#!/bin/sh\n", 0o755)
+	}
+	r.write(filepath.Join(r.home, ".claude", "hooks", "u.sh"), "#!/bin/sh\n", 0o755)
+	d := newDoctor(Options{Root: r.root, Env: r.env})
+	d.scan()
+	claude := agentNamed(t, d, "claude")
+	abs := func(rel string) string { return filepath.Join(r.root, rel) }
+	cases := map[string][]string{
+		".claude/hooks/a.sh":                            {abs(".claude/hooks/a.sh")},
+		`"$CLAUDE_PROJECT_DIR"/.claude/hooks/a.sh`:      {abs(".claude/hooks/a.sh")},
+		`${CLAUDE_PROJECT_DIR}/.claude/hooks/a.sh arg`:  {abs(".claude/hooks/a.sh")},
+		`bash "$CLAUDE_PROJECT_DIR/.claude/hooks/a.sh"`: {abs(".claude/hooks/a.sh")},
+		"bash --noprofile --norc .claude/hooks/a.sh":    {abs(".claude/hooks/a.sh")},
+		"bash guard.sh":             {abs("guard.sh")},
+		"uv run .claude/hooks/b.py": {abs(".claude/hooks/b.py")},
+		`cd "$CLAUDE_PROJECT_DIR" && FOO=1 python3 .claude/hooks/b.py || scripts/c.sh`: {abs(".claude/hooks/b.py"), abs("scripts/c.sh")},
+		"$(git rev-parse --show-toplevel)/.claude/hooks/a.sh":                          {abs(".claude/hooks/a.sh")},
+		"~/.claude/hooks/u.sh":      {filepath.Join(r.home, ".claude/hooks/u.sh")},
+		"$HOME/.claude/hooks/u.sh":  {filepath.Join(r.home, ".claude/hooks/u.sh")},
+		"guard.sh":                  nil, // a program on PATH, not ./guard.sh
+		"$OTHER/.claude/hooks/a.sh": nil,
+		"echo hello":                nil,
+		".claude/hooks/missing.sh":  nil,
+	}
+	for cmd, want := range cases {
+		if got := d.commandFiles(claude, cmd); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("commandFiles(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+	// Codex sets no project variable: $CLAUDE_PROJECT_DIR means nothing there.
+	codex := &agent{p: mustPlatform(t, "codex")}
+	if got := d.commandFiles(codex, `"$CLAUDE_PROJECT_DIR"/.claude/hooks/a.sh`); got != nil {
+		t.Errorf("codex: %q", got)
+	}
+}
+
+// TestBlocker: what makes a PreCompact hook block compaction, in the
+// languages hooks are written in, and what does not.
+func TestBlocker(t *testing.T) {
+	blocks := map[string]string{
+		"exit 2":                                   "exits 2",
+		"#!/bin/sh\n[ -e x ] && exit 2\n":          "exits 2",
+		"import sys\nsys.exit(2)\n":                "exits 2",
+		"raise SystemExit(2)":                      "exits 2",
+		"process.exit(2);":                         "exits 2",
+		"process.exitCode = 2":                     "exits 2",
+		"os.Exit(2)":                               "exits 2",
+		`echo '{"decision": "block"}'`:             `prints a "block" decision`,
+		`print(json.dumps({"decision": "block"}))`: `prints a "block" decision`,
+		`{'decision': 'block'}`:                    `prints a "block" decision`,
+		`jq -n '{decision: "block", reason: $r}'`:  `prints a "block" decision`,
+	}
+	for text, want := range blocks {
+		if _, what, ok := blocker([]byte(text)); !ok || what != want {
+			t.Errorf("blocker(%q) = %q, %v; want %q", text, what, ok, want)
+		}
+	}
+	if line, _, _ := blocker([]byte("#!/bin/sh\n# exit 2 would block\necho ok\nexit 2\n")); line != 4 {
+		t.Errorf("line %d, want 4 (the comment does not count)", line)
+	}
+	for _, text := range []string{
+		"exit 0", "exit 20", "exit 12", "sys.exit(0)", "# exit 2 blocks compaction", `echo '{"decision": "approve"}'`,
+		"echo unblocked", "exit $status", "sys.exit(22)",
+	} {
+		if _, what, ok := blocker([]byte(text)); ok {
+			t.Errorf("blocker(%q) = %q, want none", text, what)
+		}
+	}
+}
+
+// TestNoAgentNamesOutsideTheirFiles: doctor and codexapp branch on no
+// agent's name except in the file named after that agent (STYLE.md,
+// rule 3).
+func TestNoAgentNamesOutsideTheirFiles(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _ := filepath.Glob("../codexapp/*.go")
+	for _, f := range append(files, more...) {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range agentpkg.All {
+			if bytes.Contains(b, []byte(`"`+a.Name+`"`)) && f != a.Name+".go" {
+				t.Errorf("%s names the agent %q; that belongs in %s.go (or the agent table)", f, a.Name, a.Name)
+			}
 		}
 	}
 }

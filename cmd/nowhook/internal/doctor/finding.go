@@ -47,11 +47,14 @@ func (s *Severity) UnmarshalJSON(b []byte) error {
 
 // Finding is one row of doctor's table.
 type Finding struct {
-	// Check names the check, e.g. "claude.hook"; the prefix is the agent or
-	// the area ("kanbus", "live", "runtime", "agents-md").
+	// Check names the row: the agent's name and the check's ("<agent>.hook"),
+	// or the name of a check that concerns every agent ("kanbus.query",
+	// "runtime"), followed by the agent's name when it reports on one
+	// ("live.<agent>"). The runner sets it.
 	Check string `json:"check"`
-	// Agent is the platform's name ("claude", "codex", ...), or "" for
-	// checks that concern every agent.
+	// Agent is the name of the agent the row is about (as given to
+	// --agents), or "" for checks that concern every agent. The runner
+	// sets it.
 	Agent    string   `json:"agent"`
 	Severity Severity `json:"severity"`
 	Message  string   `json:"message"`
@@ -59,24 +62,14 @@ type Finding struct {
 	// fixes the problem; "" when nothing needs doing.
 	Fix string `json:"fix"`
 	// Path is the file the finding is about: relative to the repository
-	// root for files inside it, absolute otherwise; "" for none.
+	// root for files inside it, absolute otherwise (so that a program
+	// reading --json can open it; messages show $HOME as ~); "" for none.
 	Path string `json:"path"`
 }
 
-// Worst returns the highest severity among findings (OK for none).
-func Worst(findings []Finding) Severity {
-	worst := OK
-	for _, f := range findings {
-		if f.Severity > worst {
-			worst = f.Severity
-		}
-	}
-	return worst
-}
-
 // WriteTable prints findings as one table, RESULT CHECK MESSAGE, with the
-// fix under each finding that has one. home, when not empty, is shown as ~.
-func WriteTable(w io.Writer, findings []Finding, home string) error {
+// fix under each finding that has one.
+func WriteTable(w io.Writer, findings []Finding) error {
 	width := len("CHECK")
 	for _, f := range findings {
 		width = max(width, len(f.Check))
@@ -85,9 +78,9 @@ func WriteTable(w io.Writer, findings []Finding, home string) error {
 	fmt.Fprintf(&b, "%-6s  %-*s  %s\n", "RESULT", width, "CHECK", "MESSAGE")
 	indent := strings.Repeat(" ", 6+2+width+2)
 	for _, f := range findings {
-		fmt.Fprintf(&b, "%-6s  %-*s  %s\n", f.Severity, width, f.Check, tilde(oneLine(f.Message), home))
+		fmt.Fprintf(&b, "%-6s  %-*s  %s\n", f.Severity, width, f.Check, oneLine(f.Message))
 		if f.Fix != "" {
-			fmt.Fprintf(&b, "%sfix: %s\n", indent, tilde(oneLine(f.Fix), home))
+			fmt.Fprintf(&b, "%sfix: %s\n", indent, oneLine(f.Fix))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -96,11 +89,10 @@ func WriteTable(w io.Writer, findings []Finding, home string) error {
 
 // WriteJSON prints findings as a JSON array of {check, agent, severity,
 // message, fix, path}, with messages as the table shows them.
-func WriteJSON(w io.Writer, findings []Finding, home string) error {
+func WriteJSON(w io.Writer, findings []Finding) error {
 	out := make([]Finding, len(findings))
 	for i, f := range findings {
-		f.Message = tilde(oneLine(f.Message), home)
-		f.Fix = tilde(oneLine(f.Fix), home)
+		f.Message, f.Fix = oneLine(f.Message), oneLine(f.Fix)
 		out[i] = f
 	}
 	enc := json.NewEncoder(w)
@@ -117,30 +109,4 @@ func oneLine(s string) string {
 		}
 		return r
 	}, s)), " ")
-}
-
-// tilde shows home as ~ wherever it starts a path.
-func tilde(s, home string) string {
-	if home == "" || home == "/" {
-		return s
-	}
-	home = strings.TrimRight(home, "/")
-	var b strings.Builder
-	for {
-		i := strings.Index(s, home)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		end := i + len(home)
-		startsPath := i == 0 || strings.ContainsRune(" \t'\"=(:,[", rune(s[i-1]))
-		endsPath := end == len(s) || s[end] == '/' || strings.ContainsRune(" \t'\")):,;]", rune(s[end]))
-		b.WriteString(s[:i])
-		if startsPath && endsPath {
-			b.WriteString("~")
-		} else {
-			b.WriteString(home)
-		}
-		s = s[end:]
-	}
 }

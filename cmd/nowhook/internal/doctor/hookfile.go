@@ -360,32 +360,78 @@ func runsReminder(command string) bool {
 		kbsNowRE.MatchString(command)
 }
 
-// scriptOf returns the repository file a command runs, when its first
-// word names one: "$CLAUDE_PROJECT_DIR"/x, ./x, x, or `sh x`/`bash x`.
-func scriptOf(root, command string) (string, bool) {
-	c := strings.NewReplacer(`"`, "", `'`, "", "${CLAUDE_PROJECT_DIR}", "$CLAUDE_PROJECT_DIR").Replace(command)
-	fields := strings.Fields(c)
-	if len(fields) > 1 && (fields[0] == "sh" || fields[0] == "bash" || fields[0] == "/bin/sh" || fields[0] == "/bin/bash") {
-		fields = fields[1:]
+// commandFiles returns the files a hook command of agent a runs or
+// reads, as far as its words tell: every word that names an existing
+// regular file, e.g. `.claude/hooks/x.sh`, `"$CLAUDE_PROJECT_DIR"/x`,
+// `bash --norc x.sh`, `uv run x.py`, `~/.claude/hooks/x.py` or
+// `$(git rev-parse --show-toplevel)/x`. The command runs in the project
+// directory, so relative words are relative to the root; the agent's
+// project variable is the root, $HOME and ~ the home directory. The first
+// word of a command that holds no slash is a program on PATH, not a file.
+func (d *doctor) commandFiles(a *agent, command string) []string {
+	c := strings.NewReplacer(`"`, "", `'`, "", "`", " ", "$(git rev-parse --show-toplevel)", d.root).Replace(command)
+	vars := map[string]string{"HOME": d.home}
+	if v := a.p.Hooks.ProjectDirEnv; v != "" {
+		vars[v] = d.root
 	}
-	if len(fields) == 0 {
-		return "", false
-	}
-	p := fields[0]
-	switch {
-	case strings.HasPrefix(p, "$CLAUDE_PROJECT_DIR/"):
-		p = filepath.Join(root, strings.TrimPrefix(p, "$CLAUDE_PROJECT_DIR/"))
-	case strings.HasPrefix(p, "$"), strings.HasPrefix(p, "~"):
-		return "", false
-	case !filepath.IsAbs(p):
-		if !strings.Contains(p, "/") {
-			return "", false // a command on PATH
+	c = varRefRE.ReplaceAllStringFunc(c, func(ref string) string {
+		m := varRefRE.FindStringSubmatch(ref)
+		name := m[1] + m[2]
+		if v, ok := vars[name]; ok && v != "" {
+			return v
 		}
-		p = filepath.Join(root, p)
+		return ref
+	})
+	var out []string
+	for _, simple := range commandSepRE.Split(c, -1) {
+		first := true
+		for _, w := range strings.Fields(simple) {
+			if first && assignRE.MatchString(w) {
+				continue // VAR=value before the program
+			}
+			program := first
+			first = false
+			switch {
+			case strings.HasPrefix(w, "-"), strings.Contains(w, "$"):
+				continue
+			case w == "~" || strings.HasPrefix(w, "~/"):
+				if d.home == "" {
+					continue
+				}
+				w = filepath.Join(d.home, w[1:])
+			case program && !strings.Contains(w, "/"):
+				continue // a program on PATH
+			case !filepath.IsAbs(w):
+				w = filepath.Join(d.root, w)
+			}
+			if info, err := os.Stat(w); err == nil && info.Mode().IsRegular() && !containsString(out, w) {
+				out = append(out, w)
+				if len(out) == maxCommandFiles {
+					return out
+				}
+			}
+		}
 	}
-	info, err := os.Stat(p)
-	if err != nil || !info.Mode().IsRegular() {
-		return "", false
+	return out
+}
+
+// maxCommandFiles bounds how many files doctor reads for one command.
+const maxCommandFiles = 8
+
+var (
+	// varRefRE finds $NAME and ${NAME}.
+	varRefRE = regexp.MustCompile(`\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})`)
+	// commandSepRE splits a command line into simple commands.
+	commandSepRE = regexp.MustCompile(`&&|\|\||[;&|()\n]`)
+	// assignRE finds an environment assignment, VAR=value.
+	assignRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+)
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
 	}
-	return p, true
+	return false
 }

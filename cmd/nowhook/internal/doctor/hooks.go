@@ -19,10 +19,10 @@ import (
 // hookFilesCheck: each hook file the agent reads loads, the way the agent
 // parses it (strict JSON for Claude Code and Antigravity), and holds the
 // shapes the agent accepts.
-var hookFilesCheck = check{"hooks-file", func(d *doctor, a *agent) []Finding {
+var hookFilesCheck = checkFunc{"hooks-file", func(d *doctor, a *agent) []Finding {
 	var out []Finding
 	for _, f := range a.files {
-		fd := Finding{Check: a.p.Name + ".hooks-file", Agent: a.p.Name, Path: f.show}
+		fd := Finding{Path: f.show}
 		switch {
 		case f.readErr != nil:
 			fd.Severity = Error
@@ -49,7 +49,7 @@ var hookFilesCheck = check{"hooks-file", func(d *doctor, a *agent) []Finding {
 			sev, consequence = Error, a.p.Title+" drops this whole file, so none of its hooks run"
 		}
 		for _, s := range f.shape {
-			out = append(out, Finding{Check: a.p.Name + ".hooks-file", Agent: a.p.Name, Path: f.show, Severity: sev,
+			out = append(out, Finding{Path: f.show, Severity: sev,
 				Message: fmt.Sprintf("%s:%d: %s %s; %s", f.show, s.line, s.at, s.what, consequence),
 				Fix:     "correct " + s.at + " in " + f.show + " by hand (see the " + a.p.Title + " hooks documentation)"})
 		}
@@ -96,14 +96,13 @@ func fileErrorText(e *generate.FileError) (msg, fix string) {
 
 // ourHookCheck: our hook entry is present and shaped the way the agent
 // needs it to run the reminder after compaction.
-var ourHookCheck = check{"hook", func(d *doctor, a *agent) []Finding {
+var ourHookCheck = checkFunc{"hook", func(d *doctor, a *agent) []Finding {
 	var out []Finding
 	budget := d.budget()
 	for _, s := range a.specs {
-		name := a.p.Name + ".hook"
 		if len(s.ours) == 0 {
 			if a.mode == s.mode && a.mode != "" {
-				out = append(out, Finding{Check: name, Agent: a.p.Name, Severity: Error, Path: s.rel,
+				out = append(out, Finding{Severity: Error, Path: s.rel,
 					Message: fmt.Sprintf("%s is installed, but no %s hook in %s runs it, so %s never runs it", s.script, s.schema.Event, s.rel, a.p.Title),
 					Fix:     d.setupFix(a.p.Name + "=" + string(s.mode))})
 			}
@@ -119,14 +118,13 @@ var ourHookCheck = check{"hook", func(d *doctor, a *agent) []Finding {
 
 // hookShape checks one of our handlers as the agent reads it.
 func (d *doctor) hookShape(a *agent, s *ourSpec, h handler, want generate.Hook, budget time.Duration) []Finding {
-	name := a.p.Name + ".hook"
 	fix := d.setupFix(a.p.Name + "=" + string(s.mode))
 	if h.file.user {
 		fix = "correct the entry in " + h.file.show + " by hand, or delete it and run " + fix
 	}
 	var out []Finding
 	bad := func(sev Severity, format string, args ...any) {
-		out = append(out, Finding{Check: name, Agent: a.p.Name, Severity: sev, Path: h.file.show,
+		out = append(out, Finding{Severity: sev, Path: h.file.show,
 			Message: h.where() + ": " + fmt.Sprintf(format, args...), Fix: fix})
 	}
 	grouped := a.p.Hooks.Layout == agentpkg.LayoutGrouped
@@ -212,7 +210,7 @@ func (d *doctor) hookShape(a *agent, s *ourSpec, h handler, want generate.Hook, 
 	if len(how) > 0 {
 		what += ", " + strings.Join(how, ", ")
 	}
-	return []Finding{{Check: name, Agent: a.p.Name, Path: h.file.show,
+	return []Finding{{Path: h.file.show,
 		Message: fmt.Sprintf("%s: %s, runs %s", h.where(), what, s.script)}}
 }
 
@@ -242,7 +240,7 @@ func jsonText(v any) string {
 
 // scriptCheck: the script our entry runs exists, is executable, and is
 // nowhook's current template, unchanged.
-var scriptCheck = check{"script", func(d *doctor, a *agent) []Finding {
+var scriptCheck = checkFunc{"script", func(d *doctor, a *agent) []Finding {
 	var out []Finding
 	for _, s := range a.specs {
 		path := filepath.Join(d.root, s.script)
@@ -255,12 +253,12 @@ var scriptCheck = check{"script", func(d *doctor, a *agent) []Finding {
 }}
 
 func (d *doctor) scriptFinding(a *agent, s *ourSpec, path string) Finding {
-	f := Finding{Check: a.p.Name + ".script", Agent: a.p.Name, Path: s.script, Severity: Error}
+	f := Finding{Path: s.script, Severity: Error}
 	setup := d.setupFix(a.p.Name + "=" + string(s.mode))
 	info, err := os.Stat(path)
 	switch {
 	case err != nil && os.IsNotExist(err):
-		f.Message = fmt.Sprintf("%s is missing: the hook fails (exit 127) and %s gets no reminder", s.script, a.p.Title)
+		f.Message = fmt.Sprintf("%s is missing: %s", s.script, d.withoutScript(a, s.script))
 		f.Fix = setup
 		return f
 	case err != nil:
@@ -301,6 +299,9 @@ func (d *doctor) scriptFinding(a *agent, s *ourSpec, path string) Finding {
 	case state == generate.ScriptKanbus:
 		f.Message = fmt.Sprintf("%s is Kanbus's hand-copied example wrapper (bash and python3, no limit on kbs without coreutils timeout); setup upgrades it", s.script)
 		f.Fix = setup
+	case state == generate.ScriptKanbusLike:
+		f.Message = fmt.Sprintf("%s is a hand-made Kanbus compaction wrapper, not a copy nowhook knows, so it is yours and setup leaves it alone (the live runs show what it does when kbs fails or hangs)", s.script)
+		f.Fix = d.setupFix(a.p.Name+"="+string(s.mode), "--force")
 	default:
 		f.Message = fmt.Sprintf("%s has no nowhook signature line, so it is yours: doctor cannot tell whether it is current", s.script)
 		f.Fix = d.setupFix(a.p.Name+"="+string(s.mode), "--force")
@@ -319,12 +320,12 @@ func (d *doctor) showFix(abs string) string {
 
 // wrongEventCheck: no hook runs `kbs now` from an event that cannot put
 // the reminder back after compaction (the platform's WrongEvents).
-var wrongEventCheck = check{"inject-event", func(d *doctor, a *agent) []Finding {
+var wrongEventCheck = checkFunc{"inject-event", func(d *doctor, a *agent) []Finding {
 	var out []Finding
 	for _, f := range a.files {
 		for _, h := range f.handlers {
 			reason, wrong := a.p.Hooks.WrongEvents[h.event]
-			if !wrong || !d.handlerRunsReminder(h) {
+			if !wrong || !d.handlerRunsReminder(a, h) {
 				continue
 			}
 			fix := "delete the " + h.event + " entry at " + h.where()
@@ -333,7 +334,7 @@ var wrongEventCheck = check{"inject-event", func(d *doctor, a *agent) []Finding 
 			} else {
 				fix += "; " + d.setupFix(a.p.Name) + " installs the SessionStart compact hook"
 			}
-			out = append(out, Finding{Check: a.p.Name + ".inject-event", Agent: a.p.Name, Severity: Error, Path: f.show,
+			out = append(out, Finding{Severity: Error, Path: f.show,
 				Message: fmt.Sprintf("%s: a %s hook runs kbs now: %s", h.where(), h.event, reason), Fix: fix})
 		}
 	}
@@ -344,109 +345,19 @@ var wrongEventCheck = check{"inject-event", func(d *doctor, a *agent) []Finding 
 // or `nowhook reminder` on a line that is not a comment.
 var reminderScriptRE = regexp.MustCompile(`(?m)^[^#\n]*(\bnow\s+--json|nowhook(\s+|-)reminder)`)
 
-func (d *doctor) handlerRunsReminder(h handler) bool {
+// handlerRunsReminder reports whether a handler of agent a prints the
+// reminder: its command, or a file its command runs.
+func (d *doctor) handlerRunsReminder(a *agent, h handler) bool {
 	if runsReminder(h.command) {
 		return true
 	}
-	if p, ok := scriptOf(d.root, h.command); ok {
+	for _, p := range d.commandFiles(a, h.command) {
 		if b, err := readBounded(p); err == nil && reminderScriptRE.Match(b) {
 			return true
 		}
 	}
 	return false
 }
-
-// claudeDisabledCheck: disableAllHooks turns every hook off.
-var claudeDisabledCheck = check{"disabled", func(d *doctor, a *agent) []Finding {
-	var out []Finding
-	for _, f := range a.files {
-		if v, ok := f.doc["disableAllHooks"]; ok && v == true {
-			out = append(out, Finding{Check: a.p.Name + ".disabled", Agent: a.p.Name, Severity: Error, Path: f.show,
-				Message: fmt.Sprintf("%s sets \"disableAllHooks\": true, so %s runs no hooks at all, the compact hook included", f.show, a.p.Title),
-				Fix:     `delete "disableAllHooks": true from ` + f.show})
-		}
-	}
-	return out
-}}
-
-// claudeTwiceCheck: Claude Code runs a byte-identical command from several
-// files once, but every different spelling of the same reminder once more.
-var claudeTwiceCheck = check{"twice", func(d *doctor, a *agent) []Finding {
-	byCommand := map[string][]handler{}
-	var commands []string
-	for _, f := range a.files {
-		for _, h := range f.handlers {
-			if h.event != "SessionStart" || !h.wrapped || !matchMatcher(h.matcher, "compact").matches || !d.handlerRunsReminder(h) {
-				continue
-			}
-			if _, seen := byCommand[h.command]; !seen {
-				commands = append(commands, h.command)
-			}
-			byCommand[h.command] = append(byCommand[h.command], h)
-		}
-	}
-	if len(commands) < 2 {
-		return nil
-	}
-	// Setup fixes it when it can rewrite every other spelling: ours in
-	// .claude/settings.json, the current command anywhere else.
-	var where []string
-	bySetup := true
-	entry := a.p.HookEntries()[0].Hook
-	ours := generate.RunsScript(entry.Script)
-	current := entryCommand(entry.Hook(agentpkg.Options{Budget: d.budget()}))
-	for _, c := range commands {
-		h := byCommand[c][0]
-		where = append(where, fmt.Sprintf("%q at %s", c, h.where()))
-		for _, h := range byCommand[c] {
-			inProject := !h.file.user && h.file.show == entry.File.Path
-			if (inProject && !ours(c)) || (!inProject && c != current) {
-				bySetup = false
-			}
-		}
-	}
-	fix := d.setupFix(a.p.Name)
-	if !bySetup {
-		fix = "keep one of them and delete the others by hand"
-	}
-	return []Finding{{Check: a.p.Name + ".twice", Agent: a.p.Name, Severity: Warn, Path: byCommand[commands[0]][0].file.show,
-		Message: fmt.Sprintf("the reminder runs %d times after each compaction: %d different commands run it (%s); %s runs a byte-identical command once, each other spelling again",
-			len(commands), len(commands), strings.Join(where, "; "), a.p.Title),
-		Fix: fix}}
-}}
-
-// blockRE finds what makes a PreCompact hook block compaction.
-var blockRE = regexp.MustCompile(`(?m)^[^#\n]*(\bexit\s+2\b|"decision"\s*:\s*"block"|decision[^\n]{0,40}\bblock\b)`)
-
-// claudeBlockingCheck: a PreCompact hook that exits 2 or prints
-// {"decision": "block"} stops compaction, which can deadlock a session at
-// the context limit.
-var claudeBlockingCheck = check{"precompact-block", func(d *doctor, a *agent) []Finding {
-	var out []Finding
-	for _, f := range a.files {
-		for _, h := range f.handlers {
-			if h.event != "PreCompact" {
-				continue
-			}
-			found := blockRE.MatchString(h.command)
-			where := "its command"
-			if !found {
-				if p, ok := scriptOf(d.root, h.command); ok {
-					if b, err := readBounded(p); err == nil && blockRE.Match(b) {
-						found, where = true, d.show(p)
-					}
-				}
-			}
-			if !found {
-				continue
-			}
-			out = append(out, Finding{Check: a.p.Name + ".precompact-block", Agent: a.p.Name, Severity: Warn, Path: f.show,
-				Message: fmt.Sprintf("%s: this PreCompact hook can block compaction (%s has `exit 2` or a \"block\" decision); at the context limit that can deadlock the session", h.where(), where),
-				Fix:     `make the PreCompact hook exit 0 without {"decision": "block"}`})
-		}
-	}
-	return out
-}}
 
 func plural(n int, what string) string {
 	if n == 1 {

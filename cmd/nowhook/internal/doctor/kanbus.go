@@ -8,18 +8,20 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 )
 
 // findKbs finds the Kanbus CLI the hook runs: $KBS, else kbs, else kanbus.
 func (d *doctor) findKbs() (prog, how string) {
-	if k := lookupEnv(d.env, "KBS"); k != "" {
-		if p, ok := lookPath(d.env, k); ok {
+	if k := osutil.Getenv(d.env, "KBS"); k != "" {
+		if p, ok := osutil.LookPath(d.env, k); ok {
 			return p, "KBS=" + k
 		}
 		return "", "KBS=" + k
 	}
 	for _, name := range []string{"kbs", "kanbus"} {
-		if p, ok := lookPath(d.env, name); ok {
+		if p, ok := osutil.LookPath(d.env, name); ok {
 			return p, name
 		}
 	}
@@ -54,8 +56,8 @@ func (d *doctor) runQuery(ctx context.Context, prog, dir string, budget time.Dur
 }
 
 // kanbusConfigCheck: the hook prints nothing outside a Kanbus project.
-var kanbusConfigCheck = check{"kanbus.config", func(d *doctor, _ *agent) []Finding {
-	f := Finding{Check: "kanbus.config"}
+var kanbusConfigCheck = checkFunc{"kanbus.config", func(d *doctor, _ *agent) []Finding {
+	var f Finding
 	if d.kanbus.Config != "" {
 		f.Path = d.show(d.kanbus.Config)
 		f.Message = "found " + d.show(d.kanbus.Config)
@@ -83,8 +85,8 @@ func (d *doctor) hooksInstalled() bool {
 }
 
 // kanbusCLICheck: the hook needs kbs (or kanbus) on PATH.
-var kanbusCLICheck = check{"kanbus.cli", func(d *doctor, _ *agent) []Finding {
-	f := Finding{Check: "kanbus.cli"}
+var kanbusCLICheck = checkFunc{"kanbus.cli", func(d *doctor, _ *agent) []Finding {
+	var f Finding
 	prog, how := d.findKbs()
 	switch {
 	case prog != "":
@@ -109,12 +111,12 @@ var noAIMarkers = []string{"Right-now summary generation", "OPENAI_API_KEY"}
 
 // kanbusQueryCheck: `kbs now --json --list` answers within the hook's
 // budget with a JSON array; each way it can fail has its own message.
-var kanbusQueryCheck = check{"kanbus.query", func(d *doctor, _ *agent) []Finding {
+var kanbusQueryCheck = checkFunc{"kanbus.query", func(d *doctor, _ *agent) []Finding {
 	if d.slow.query == nil {
 		return nil
 	}
 	q := d.slow.query.wait()
-	f := Finding{Check: "kanbus.query"}
+	var f Finding
 	cmd := "kbs now --json --list"
 	first := q.first
 	switch {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,20 +12,30 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
+	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/generate"
 )
 
 // The live check runs each installed hook the way its agent would: the
 // entry's command through the agent's shell, in the project directory,
 // with a compact SessionStart payload on stdin. It runs it with the
 // user's kbs, with a kbs that fails, and with one that hangs. The fake
-// kbs programs live in a temporary directory outside the repository.
+// kbs programs live in a temporary directory outside the repository; each
+// is both $KBS and the first kbs and kanbus on PATH, so that a script
+// that ignores $KBS (a hand-copied one that runs `kbs now` itself) meets
+// it too. A probe that never reached the fake proves nothing, and is
+// never called ok.
 
-// Fake Kanbus CLIs. $0.calls and $0.pids sit beside the script.
+// Fake Kanbus CLIs, as fmt formats: %[1]s is the file that records the
+// pid of every call.
 const (
-	failingKbs = "#!/bin/sh\necho \"$$\" >>\"$0.calls\"\necho 'kbs: error: simulated failure (nowhook doctor)' >&2\nexit 1\n"
-	hangingKbs = "#!/bin/sh\necho \"$$\" >>\"$0.calls\"\nexec sleep 120\n"
+	failingKbs = "#!/bin/sh\necho \"$$\" >>%[1]s\necho 'kbs: error: simulated failure (nowhook doctor)' >&2\nexit 1\n"
+	hangingKbs = "#!/bin/sh\necho \"$$\" >>%[1]s\nexec sleep 120\n"
 )
+
+// fakeNames are the names the hook may call Kanbus's CLI by.
+var fakeNames = []string{"kbs", "kanbus"}
 
 // scenario is one way of running a hook.
 type scenario struct {
@@ -43,24 +52,30 @@ type liveRun struct {
 	strays   []int // fake kbs processes still running after the hook exited (killed)
 }
 
+// fake is a fake kbs set up for one run: its directory (first on PATH)
+// and the file that records its calls.
+type fake struct{ dir, calls string }
+
 // liveJob is the live check of one installed hook.
 type liveJob struct {
-	a       *agent
-	h       handler
-	budget  time.Duration
-	limit   time.Duration
-	timeout string // the entry's timeout, as written
-	runs    []*future[liveRun]
+	a      *agent
+	h      handler
+	budget time.Duration
+	// ownBudget: the script states its budget (nowhook's wrappers do);
+	// otherwise budget is the other wrappers' or the default.
+	ownBudget bool
+	limit     time.Duration
+	timeout   string // the entry's timeout, as written
+	runs      []*future[liveRun]
 }
 
 // slowResults are the checks that run programs, started together so that
-// doctor takes about one hook budget overall.
+// doctor takes about one hook budget overall. (Checks of one agent that
+// run a program start it as starters, into the agent.)
 type slowResults struct {
-	codex        *future[codexListing]
-	codexSkipped string // why codex app-server was not asked
-	liveSkipped  string // why the live runs could not start, if so
-	query        *future[kbsQuery]
-	live         []*liveJob
+	liveSkipped string // why the live runs could not start, if so
+	query       *future[kbsQuery]
+	live        []*liveJob
 }
 
 // overallSlack bounds everything doctor runs, whatever the hooks do: the
@@ -83,18 +98,11 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 			d.slow.query = start(func() kbsQuery { return d.runQuery(ctx, prog, d.queryDir(), budget) })
 		}
 	}
-	// codex app-server writes its state under CODEX_HOME: ask it only
-	// where codex has been run before.
-	codexHome, _ := d.expand("${CODEX_HOME:-~/.codex}")
-	if a := d.agent("codex"); a != nil && a.present() && d.hasOurs(a) {
-		bin, err := codexapp.Find(d.env)
-		switch {
-		case err != nil:
-			d.slow.codexSkipped = "codex is not on PATH"
-		case !exists(codexHome):
-			d.slow.codexSkipped = "codex has not been run here (" + codexHome + " does not exist)"
-		default:
-			d.slow.codex = start(func() codexListing { return d.listCodex(ctx, bin) })
+	for _, a := range d.present() {
+		for _, name := range a.p.Checks {
+			if st, ok := checks[name].(starter); ok {
+				st.Start(ctx, d, a)
+			}
 		}
 	}
 	tmp := ""
@@ -120,7 +128,7 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 			}
 			job := &liveJob{a: a, h: h, budget: budget}
 			if b, ok := scriptBudget(filepath.Join(d.root, s.script)); ok {
-				job.budget = b
+				job.budget, job.ownBudget = b, true
 			}
 			job.limit = d.limit
 			if job.limit == 0 {
@@ -131,16 +139,14 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 				job.timeout = t.String()
 			}
 			for _, sc := range []scenario{{name: "your kbs"}, {name: "failing kbs", fake: failingKbs}, {name: "hanging kbs", fake: hangingKbs, hangs: true}} {
-				fake := ""
+				var fk *fake
 				if sc.fake != "" {
-					dir := filepath.Join(tmp, a.p.Name+"-"+strings.Fields(sc.name)[0])
-					fake = filepath.Join(dir, "kbs")
-					if os.Mkdir(dir, 0o700) != nil || os.WriteFile(fake, []byte(sc.fake), 0o700) != nil {
+					var err error
+					if fk, err = writeFake(filepath.Join(tmp, a.p.Name+"-"+strings.Fields(sc.name)[0]), sc.fake); err != nil {
 						continue
 					}
 				}
-				sc := sc
-				job.runs = append(job.runs, start(func() liveRun { return d.runHook(ctx, job, sc, fake) }))
+				job.runs = append(job.runs, start(func() liveRun { return d.runHook(ctx, job, sc, fk) }))
 			}
 			d.slow.live = append(d.slow.live, job)
 		}
@@ -154,14 +160,32 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 		if d.slow.query != nil {
 			d.slow.query.wait()
 		}
-		if d.slow.codex != nil {
-			d.slow.codex.wait()
+		for _, a := range d.agents {
+			if a.listing != nil {
+				a.listing.wait()
+			}
 		}
 		cancel()
 		if tmp != "" {
 			os.RemoveAll(tmp)
 		}
 	}
+}
+
+// writeFake makes dir and writes the fake kbs there under every name
+// the hook may call it by.
+func writeFake(dir, script string) (*fake, error) {
+	fk := &fake{dir: dir, calls: filepath.Join(dir, "calls")}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return nil, err
+	}
+	body := []byte(fmt.Sprintf(script, shellQuote(fk.calls)))
+	for _, name := range fakeNames {
+		if err := os.WriteFile(filepath.Join(dir, name), body, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	return fk, nil
 }
 
 func (d *doctor) hasOurs(a *agent) bool {
@@ -192,28 +216,13 @@ func firstRunnable(ours []handler) (handler, bool) {
 	return *pick, true
 }
 
-func (d *doctor) listCodex(ctx context.Context, bin string) codexListing {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	root, err := codexapp.CanonicalRoot(d.root)
-	if err != nil {
-		return codexListing{err: err}
-	}
-	c, err := codexapp.Start(ctx, codexapp.Options{Codex: bin, Env: d.env, Dir: root, ClientVersion: "doctor"})
-	if err != nil {
-		return codexListing{err: err}
-	}
-	defer c.Close()
-	l, err := c.List(ctx, root)
-	return codexListing{listing: l, userAgent: c.UserAgent, err: err}
-}
-
-// hookEnv is the environment a hook gets from its agent, with KBS set to
-// fake when it is not empty.
-func (d *doctor) hookEnv(a *agent, fake string) []string {
+// hookEnv is the environment a hook gets from its agent; with a fake kbs,
+// KBS names it and its directory comes first on PATH.
+func (d *doctor) hookEnv(a *agent, fk *fake) []string {
 	drop := map[string]bool{"NOWHOOK_DEBUG": true}
-	if fake != "" {
+	if fk != nil {
 		drop["KBS"] = true
+		drop["PATH"] = true
 	}
 	if a.p.Hooks.ProjectDirEnv != "" {
 		drop[a.p.Hooks.ProjectDirEnv] = true
@@ -228,13 +237,17 @@ func (d *doctor) hookEnv(a *agent, fake string) []string {
 	if a.p.Hooks.ProjectDirEnv != "" {
 		env = append(env, a.p.Hooks.ProjectDirEnv+"="+d.root)
 	}
-	if fake != "" {
-		env = append(env, "KBS="+fake)
+	if fk != nil {
+		path := osutil.Getenv(d.env, "PATH")
+		if path == "" {
+			path = "/usr/local/bin:/usr/bin:/bin"
+		}
+		env = append(env, "PATH="+fk.dir+string(filepath.ListSeparator)+path, "KBS="+filepath.Join(fk.dir, fakeNames[0]))
 	}
 	return env
 }
 
-func (d *doctor) runHook(ctx context.Context, job *liveJob, sc scenario, fake string) liveRun {
+func (d *doctor) runHook(ctx context.Context, job *liveJob, sc scenario, fk *fake) liveRun {
 	payload, _ := json.Marshal(map[string]string{
 		"session_id":      "nowhook-doctor",
 		"transcript_path": "",
@@ -246,12 +259,12 @@ func (d *doctor) runHook(ctx context.Context, job *liveJob, sc scenario, fake st
 	r.res = runProc(ctx, proc{
 		argv:  []string{job.a.p.Hooks.Shell, "-c", job.h.command},
 		dir:   d.root,
-		env:   d.hookEnv(job.a, fake),
+		env:   d.hookEnv(job.a, fk),
 		stdin: append(payload, '\n'),
 		limit: job.limit,
 	})
-	if fake != "" {
-		pids := readPids(fake + ".calls")
+	if fk != nil {
+		pids := readPids(fk.calls)
 		r.calls = len(pids)
 		r.strays = killStrays(pids)
 	}
@@ -280,7 +293,7 @@ func killStrays(pids []int) []int {
 	for {
 		alive = alive[:0]
 		for _, pid := range pids {
-			if running(pid) {
+			if osutil.Running(pid) {
 				alive = append(alive, pid)
 			}
 		}
@@ -295,69 +308,121 @@ func killStrays(pids []int) []int {
 	return append([]int(nil), alive...)
 }
 
-// running reports whether pid is a live process (not a zombie).
-func running(pid int) bool {
-	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
-			return b[i+2] != 'Z' && b[i+2] != 'X'
+// liveCheck reports each live run of an agent's hook: exit status and
+// time, and what the hook printed. Run for no agent, it says why no hook
+// could be run at all.
+var liveCheck = eachAgent{checkFunc{"live", func(d *doctor, a *agent) []Finding {
+	if a == nil {
+		if d.slow.liveSkipped == "" {
+			return nil
 		}
-		return true
+		return []Finding{{Severity: Warn,
+			Message: "did not run the installed hooks: " + d.slow.liveSkipped,
+			Fix:     "point TMPDIR at a writable directory, then run nowhook doctor again"}}
 	}
-	if _, err := os.Stat("/proc/self"); err == nil {
-		return false // /proc works and the process is gone
-	}
-	return syscall.Kill(pid, 0) == nil
-}
-
-// liveCheck reports each live run: exit status and time, and what the
-// hook printed.
-var liveCheck = check{"live", func(d *doctor, _ *agent) []Finding {
-	var out []Finding
-	var items = -1
+	items := -1
 	if d.slow.query != nil {
 		items = d.slow.query.wait().items()
 	}
-	if d.slow.liveSkipped != "" {
-		out = append(out, Finding{Check: "live", Severity: Warn,
-			Message: "did not run the installed hooks: " + d.slow.liveSkipped,
-			Fix:     "point TMPDIR at a writable directory, then run nowhook doctor again"})
-	}
+	var out []Finding
 	for _, job := range d.slow.live {
-		f := Finding{Check: "live." + job.a.p.Name, Agent: job.a.p.Name, Path: job.h.file.show}
-		var parts []string
-		worst := OK
-		debug := false
-		var names []string
-		last := ""
-		for i, fu := range job.runs {
-			r := fu.wait()
-			sev, text, wantDebug := d.judge(job, r, items)
-			worst = max(worst, sev)
-			debug = debug || wantDebug
-			// Runs that failed the same way (without a time) share one part.
-			if i > 0 && (text != last || strings.Contains(text, " in ")) {
-				parts = append(parts, strings.Join(names, ", ")+": "+last)
-				names = nil
-			}
-			names, last = append(names, r.scenario.name), text
+		if job.a == a {
+			out = append(out, d.liveFinding(job, items))
 		}
-		if len(names) > 0 {
-			parts = append(parts, strings.Join(names, ", ")+": "+last)
-		}
-		f.Severity = worst
-		f.Message = fmt.Sprintf("ran %s's compact hook (%s -c, compact SessionStart payload): %s", job.a.p.Title, job.a.p.Hooks.Shell, strings.Join(parts, "; "))
-		switch {
-		case worst == Error:
-			f.Fix = d.setupFix(job.a.p.Name, "--force")
-		case debug && worst > OK:
-			f.Fix = fmt.Sprintf(`echo '{"source":"compact"}' | NOWHOOK_DEBUG=1 %s`, d.showFix(filepath.Join(d.root, scriptFor(job))))
-		case worst > Info:
-			f.Fix = d.setupFix(job.a.p.Name, "--force")
-		}
-		out = append(out, f)
 	}
 	return out
-}}
+}}}
+
+// liveFinding is the row of one hook's live runs.
+func (d *doctor) liveFinding(job *liveJob, items int) Finding {
+	runs := make([]liveRun, len(job.runs))
+	var yours *liveRun
+	for i, fu := range job.runs {
+		runs[i] = fu.wait()
+		if runs[i].scenario.fake == "" {
+			yours = &runs[i]
+		}
+	}
+	script := scriptFor(job)
+	state, _ := generate.InspectScript(d.readScript(script))
+	f := Finding{Path: job.h.file.show}
+	var parts, names []string
+	var lacks lacking
+	debug := false
+	last := ""
+	for i, r := range runs {
+		v := d.judge(job, r, yours, items)
+		f.Severity = max(f.Severity, v.sev)
+		lacks = lacks.or(v.lacks)
+		debug = debug || v.debug
+		// Runs that failed the same way (without a time) share one part.
+		if i > 0 && (v.text != last || strings.Contains(v.text, " in ")) {
+			parts = append(parts, strings.Join(names, ", ")+": "+last)
+			names = nil
+		}
+		names, last = append(names, r.scenario.name), v.text
+	}
+	if len(names) > 0 {
+		parts = append(parts, strings.Join(names, ", ")+": "+last)
+	}
+	f.Message = fmt.Sprintf("ran %s's compact hook (%s -c, compact SessionStart payload): %s", job.a.p.Title, job.a.p.Hooks.Shell, strings.Join(parts, "; "))
+	// A script that is not nowhook's: say what the probes showed it
+	// lacks, and offer nowhook's wrapper. Ours: NOWHOOK_DEBUG shows why it
+	// printed nothing or never called kbs.
+	// A missing script is the script check's to report, with its fix.
+	yoursToFix := state != generate.ScriptOurs && state != generate.ScriptAbsent && lacks.any()
+	if yoursToFix {
+		f.Message += "; " + lacks.say(script, state)
+	}
+	debug = debug || (state == generate.ScriptOurs && len(lacks.missedKbs) > 0)
+	switch {
+	case state == generate.ScriptAbsent && f.Severity > OK:
+		f.Fix = d.setupFix(job.a.p.Name)
+	case f.Severity == Error:
+		f.Fix = d.setupFix(job.a.p.Name, "--force")
+	case debug && f.Severity > OK:
+		f.Fix = fmt.Sprintf(`echo '{"source":"compact"}' | NOWHOOK_DEBUG=1 %s`, d.showFix(filepath.Join(d.root, script)))
+	case yoursToFix, f.Severity > Info:
+		f.Fix = d.setupFix(job.a.p.Name, "--force")
+	}
+	return f
+}
+
+// withoutScript says what the hook does while its script is missing, as
+// the live run with the user's kbs showed it: a command that runs the
+// script fails (exit 127); one that looks for it first (Codex's walks up
+// from the session's directory) exits 0 and prints nothing.
+func (d *doctor) withoutScript(a *agent, script string) string {
+	var yours *liveRun
+	for _, job := range d.slow.live {
+		if job.a != a || scriptFor(job) != script {
+			continue
+		}
+		for _, fu := range job.runs {
+			if r := fu.wait(); r.scenario.fake == "" {
+				yours = &r
+			}
+		}
+	}
+	switch {
+	case yours == nil || yours.res.startErr != nil || yours.res.killed:
+		return fmt.Sprintf("the hook cannot run it, so %s gets no reminder", a.p.Title)
+	case yours.res.exit != 0:
+		return fmt.Sprintf("the hook fails (exit %d) and %s gets no reminder", yours.res.exit, a.p.Title)
+	case len(bytes.TrimSpace(yours.res.stdout)) == 0:
+		return fmt.Sprintf("the hook's command exits 0 without it and prints nothing, so %s gets no reminder", a.p.Title)
+	}
+	return fmt.Sprintf("the hook's command exits 0 without it and printed %d bytes from elsewhere (see live.%s)", len(yours.res.stdout), a.p.Name)
+}
+
+// readScript reads a script of the repository; nil when it cannot.
+func (d *doctor) readScript(rel string) []byte {
+	if rel == "" {
+		return nil
+	}
+	b, _ := readBounded(filepath.Join(d.root, filepath.FromSlash(rel)))
+	return b
+}
 
 func scriptFor(job *liveJob) string {
 	for _, s := range job.a.specs {
@@ -370,46 +435,147 @@ func scriptFor(job *liveJob) string {
 	return ""
 }
 
-// judge rates one run and describes it (without the scenario's name).
-// wantDebug asks for the NOWHOOK_DEBUG fix.
-func (d *doctor) judge(job *liveJob, r liveRun, items int) (sev Severity, text string, wantDebug bool) {
+// lacking is what the failing and hanging probes showed a script lacks,
+// each with the probes that showed it.
+type lacking struct {
+	budget    []string // it waited for a hanging kbs until doctor stopped it
+	softFail  []string // it exited non-zero when kbs failed or hung
+	missedKbs []string // the fake kbs was never called
+}
+
+func (l lacking) or(m lacking) lacking {
+	return lacking{
+		budget:    append(l.budget, m.budget...),
+		softFail:  append(l.softFail, m.softFail...),
+		missedKbs: append(l.missedKbs, m.missedKbs...),
+	}
+}
+
+func (l lacking) any() bool {
+	return len(l.budget)+len(l.softFail)+len(l.missedKbs) > 0
+}
+
+// say tells, for a script that is not nowhook's own, what the probes
+// showed it lacks.
+func (l lacking) say(script string, state generate.ScriptState) string {
+	var whose string
+	switch state {
+	case generate.ScriptModified:
+		whose = script + " was changed by hand since nowhook wrote it"
+	case generate.ScriptKanbus:
+		whose = script + " is Kanbus's example wrapper, copied unchanged"
+	case generate.ScriptKanbusLike:
+		whose = script + " is a hand-made Kanbus compaction wrapper, not nowhook's, so setup leaves it alone"
+	default:
+		whose = script + " is yours, not nowhook's wrapper"
+	}
+	var what []string
+	if len(l.budget) > 0 {
+		what = append(what, "no budget for kbs ("+theRuns(l.budget)+" waited for kbs until doctor stopped "+them(l.budget)+")")
+	}
+	if len(l.softFail) > 0 {
+		what = append(what, "no soft fail ("+theRuns(l.softFail)+" exited non-zero)")
+	}
+	s := whose
+	if len(what) > 0 {
+		s += ": it has " + strings.Join(what, " and ")
+	}
+	if len(l.missedKbs) > 0 {
+		sep := ": "
+		if len(what) > 0 {
+			sep = ", and "
+		}
+		s += sep + theRuns(l.missedKbs) + " never reached kbs (doctor puts its fake first on PATH and in KBS), so doctor cannot tell what it does when kbs fails or hangs"
+	}
+	return s
+}
+
+// theRuns names the runs of scenarios: "the failing kbs run", "the
+// failing kbs and hanging kbs runs".
+func theRuns(names []string) string {
+	if len(names) == 1 {
+		return "the " + names[0] + " run"
+	}
+	return "the " + strings.Join(names, " and ") + " runs"
+}
+
+func them(names []string) string {
+	if len(names) == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// verdict is how one run went.
+type verdict struct {
+	sev   Severity
+	text  string // the run, described without the scenario's name
+	lacks lacking
+	debug bool // NOWHOOK_DEBUG would show why it printed nothing
+}
+
+// judge rates one run and describes it. yours is the run with the user's
+// kbs, to tell a probe's result from the hook's own.
+func (d *doctor) judge(job *liveJob, r liveRun, yours *liveRun, items int) verdict {
 	res := r.res
+	probe := r.scenario.fake != ""
+	yoursOK := yours != nil && yours.res.startErr == nil && !yours.res.killed && yours.res.exit == 0
 	agentLimit := ""
 	if job.timeout != "" {
 		agentLimit = " (" + job.a.p.Title + " cancels it at " + job.timeout + "s and injects nothing)"
 	}
+	var v verdict
 	switch {
 	case res.startErr != nil:
-		return Error, fmt.Sprintf("cannot start %s: %v", job.a.p.Hooks.Shell, res.startErr), false
+		v.sev, v.text = Error, fmt.Sprintf("cannot start %s: %v", job.a.p.Hooks.Shell, res.startErr)
+		return v
 	case res.killed:
-		return Error, fmt.Sprintf("still running after %s, stopped by doctor; the wrapper should give up after its %s budget%s", round(job.limit), job.budget, agentLimit), false
+		v.sev, v.text = Error, fmt.Sprintf("still running after %s, stopped by doctor; the wrapper should give up after its %s budget%s", round(job.limit), job.budget, agentLimit)
+		if !job.ownBudget {
+			v.text = fmt.Sprintf("still running after %s, stopped by doctor%s", round(job.limit), agentLimit)
+		}
+		if probe && yours != nil && !yours.res.killed {
+			v.lacks.budget = []string{r.scenario.name}
+		}
+		return v
 	case res.exit == 126 || res.exit == 127:
-		return Error, fmt.Sprintf("exit %d, %s gets no reminder (%s)", res.exit, job.a.p.Title, firstLine(res.stderr)), false
+		v.sev, v.text = Error, fmt.Sprintf("exit %d, %s gets no reminder (%s)", res.exit, job.a.p.Title, firstLine(res.stderr))
+		return v
 	}
 	var notes []string
-	sev = OK
-	text = fmt.Sprintf("exit %d in %s", res.exit, round(res.elapsed))
-	if r.scenario.hangs {
-		text += fmt.Sprintf(" (budget %s)", job.budget)
+	v.text = fmt.Sprintf("exit %d in %s", res.exit, round(res.elapsed))
+	if r.scenario.hangs && job.ownBudget {
+		v.text += fmt.Sprintf(" (budget %s)", job.budget)
 	}
-	if res.exit != 0 {
-		sev = Error
+	switch {
+	case res.exit != 0 && probe && yoursOK:
+		// The agent drops the output and goes on: no harm beyond the
+		// reminder that kbs could not give, but not the hook's promise.
+		v.sev = Warn
+		what := "fails"
+		if r.scenario.hangs {
+			what = "hangs"
+		}
+		notes = append(notes, fmt.Sprintf("exits %d when kbs %s (%s)", res.exit, what, firstLine(res.stderr)))
+		v.lacks.softFail = []string{r.scenario.name}
+	case res.exit != 0:
+		v.sev = Error
 		notes = append(notes, fmt.Sprintf("a hook that exits non-zero has its output dropped (%s)", firstLine(res.stderr)))
 	}
 	if res.elapsed > job.budget+time.Second {
-		sev = max(sev, Warn)
+		v.sev = max(v.sev, Warn)
 		notes = append(notes, fmt.Sprintf("slower than its %s budget", job.budget))
 	}
 	if res.leftover {
-		sev = Error
+		v.sev = Error
 		notes = append(notes, "left processes running after it exited (killed)")
 	}
 	if res.heldOutput && !res.leftover && !res.killed {
-		sev = Error
+		v.sev = Error
 		notes = append(notes, "left a process outside its process group holding its output open after it exited: the agent waits for that process")
 	}
 	if len(r.strays) > 0 {
-		sev = Error
+		v.sev = Error
 		notes = append(notes, fmt.Sprintf("left kbs running after it exited (pid %v, killed)", r.strays))
 	}
 	out := bytes.TrimSpace(res.stdout)
@@ -422,39 +588,44 @@ func (d *doctor) judge(job *liveJob, r liveRun, items int) (sev Severity, text s
 	switch {
 	case len(out) == 0:
 		notes = append(notes, "printed nothing")
-		if r.scenario.fake == "" && items > 0 && res.exit == 0 {
-			sev = max(sev, Warn)
+		if !probe && items > 0 && res.exit == 0 {
+			v.sev = max(v.sev, Warn)
 			notes[len(notes)-1] += fmt.Sprintf(" although kbs lists %s", plural(items, "item"))
-			wantDebug = true
+			v.debug = true
 		}
 	case (out[0] == '{' || out[0] == '[') && job.a.p.Hooks.JSONOutput:
-		sev = Error
+		v.sev = Error
 		notes = append(notes, "printed output that begins with "+string(out[0])+", which "+job.a.p.Title+" parses as JSON and drops")
 	case len(out) >= 10000:
-		sev = max(sev, Warn)
+		v.sev = max(v.sev, Warn)
 		notes = append(notes, fmt.Sprintf("printed %d bytes; Claude Code replaces 10,000 characters or more with a preview", len(out)))
 	case lines > 0:
 		notes = append(notes, "printed the reminder ("+plural(lines, "item")+")")
 	default:
 		notes = append(notes, fmt.Sprintf("printed %d bytes", len(out)))
 	}
-	if r.scenario.fake != "" && res.exit == 0 {
+	if probe && res.exit == 0 {
 		switch {
 		case r.calls == 0 && d.kanbus.Config == "":
 			notes = append(notes, "kbs not called: no .kanbus.yml")
 		case r.calls == 0:
+			// Whatever it printed, it did not meet the failing or
+			// hanging kbs: this run proves nothing.
+			v.sev = max(v.sev, Warn)
 			notes = append(notes, "kbs not called")
+			v.lacks.missedKbs = []string{r.scenario.name}
 		case r.calls > 1:
 			notes = append(notes, fmt.Sprintf("kbs called %d times (the --raw retry)", r.calls))
 		}
 	}
-	return sev, text + ", " + strings.Join(notes, ", "), wantDebug
+	v.text += ", " + strings.Join(notes, ", ")
+	return v
 }
 
 // runtimeCheck: the wrappers exec nowhook-reminder, else `nowhook
 // reminder`; without either on PATH they fall back to python3, and without
 // that they print nothing.
-var runtimeCheck = check{"runtime", func(d *doctor, _ *agent) []Finding {
+var runtimeCheck = checkFunc{"runtime", func(d *doctor, _ *agent) []Finding {
 	installed := false
 	for _, a := range d.agents {
 		for _, s := range a.specs {
@@ -466,10 +637,10 @@ var runtimeCheck = check{"runtime", func(d *doctor, _ *agent) []Finding {
 	if !installed {
 		return nil
 	}
-	f := Finding{Check: "runtime"}
-	lean, hasLean := lookPath(d.env, "nowhook-reminder")
-	nowhook, hasNowhook := lookPath(d.env, "nowhook")
-	_, hasPython := lookPath(d.env, "python3")
+	var f Finding
+	lean, hasLean := osutil.LookPath(d.env, "nowhook-reminder")
+	nowhook, hasNowhook := osutil.LookPath(d.env, "nowhook")
+	_, hasPython := osutil.LookPath(d.env, "python3")
 	fallback := "python3 is on PATH for teammates without nowhook (the fallback has fewer protections)"
 	if !hasPython {
 		fallback = "teammates without nowhook get nothing: python3, the fallback, is not on PATH either"

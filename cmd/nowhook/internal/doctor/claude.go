@@ -1,0 +1,164 @@
+package doctor
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+
+	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/generate"
+)
+
+// The checks only Claude Code needs (docs/platforms.md#claude-code); the
+// agent table's claude row names them.
+
+func init() {
+	register(claudeDisabledCheck, claudeTwiceCheck, claudeBlockingCheck, claudeMDCheck)
+}
+
+// claudeDisabledCheck: disableAllHooks turns every hook off.
+var claudeDisabledCheck = checkFunc{"disabled", func(d *doctor, a *agent) []Finding {
+	var out []Finding
+	for _, f := range a.files {
+		if v, ok := f.doc["disableAllHooks"]; ok && v == true {
+			out = append(out, Finding{Severity: Error, Path: f.show,
+				Message: fmt.Sprintf("%s sets \"disableAllHooks\": true, so %s runs no hooks at all, the compact hook included", f.show, a.p.Title),
+				Fix:     `delete "disableAllHooks": true from ` + f.show})
+		}
+	}
+	return out
+}}
+
+// claudeTwiceCheck: Claude Code runs a byte-identical command from several
+// files once, but every different spelling of the same reminder once more.
+var claudeTwiceCheck = checkFunc{"twice", func(d *doctor, a *agent) []Finding {
+	entry := a.p.HookEntries()[0].Hook
+	byCommand := map[string][]handler{}
+	var commands []string
+	for _, f := range a.files {
+		for _, h := range f.handlers {
+			if h.event != entry.File.Event || !h.wrapped || !matchMatcher(h.matcher, "compact").matches || !d.handlerRunsReminder(a, h) {
+				continue
+			}
+			if _, seen := byCommand[h.command]; !seen {
+				commands = append(commands, h.command)
+			}
+			byCommand[h.command] = append(byCommand[h.command], h)
+		}
+	}
+	if len(commands) < 2 {
+		return nil
+	}
+	// Setup fixes it when it can rewrite every other spelling: ours in
+	// .claude/settings.json, the current command anywhere else.
+	var where []string
+	bySetup := true
+	ours := generate.RunsScript(entry.Script)
+	current := entryCommand(entry.Hook(agentpkg.Options{Budget: d.budget()}))
+	for _, c := range commands {
+		h := byCommand[c][0]
+		where = append(where, fmt.Sprintf("%q at %s", c, h.where()))
+		for _, h := range byCommand[c] {
+			inProject := !h.file.user && h.file.show == entry.File.Path
+			if (inProject && !ours(c)) || (!inProject && c != current) {
+				bySetup = false
+			}
+		}
+	}
+	fix := d.setupFix(a.p.Name)
+	if !bySetup {
+		fix = "keep one of them and delete the others by hand"
+	}
+	return []Finding{{Severity: Warn, Path: byCommand[commands[0]][0].file.show,
+		Message: fmt.Sprintf("the reminder runs %d times after each compaction: %d different commands run it (%s); %s runs a byte-identical command once, each other spelling again",
+			len(commands), len(commands), strings.Join(where, "; "), a.p.Title),
+		Fix: fix}}
+}}
+
+// What makes a PreCompact hook block compaction (docs/platforms.md): exit
+// status 2, in any language the hook is written in, or a printed
+// {"decision": "block"}, in any quoting. Lines that start a comment with
+// # are skipped.
+var (
+	blockExitRE     = regexp.MustCompile(`(?m)^[^#\n]*?\b(exit\s+2\b|exit\s*\(\s*2\s*\)|Exit\(\s*2\s*\)|SystemExit\(\s*2\s*\)|exitCode\s*=\s*2\b)`)
+	blockDecisionRE = regexp.MustCompile(`(?m)^[^#\n]*?\bdecision\b[^\n]{0,40}\bblock\b`)
+)
+
+// blocker finds the first line of text that can block compaction, and
+// says what it does.
+func blocker(text []byte) (line int, what string, ok bool) {
+	first, what := -1, ""
+	for _, c := range []struct {
+		re   *regexp.Regexp
+		what string
+	}{{blockExitRE, "exits 2"}, {blockDecisionRE, `prints a "block" decision`}} {
+		if loc := c.re.FindIndex(text); loc != nil && (first < 0 || loc[0] < first) {
+			first, what = loc[0], c.what
+		}
+	}
+	if first < 0 {
+		return 0, "", false
+	}
+	return bytes.Count(text[:first], []byte("\n")) + 1, what, true
+}
+
+// claudeBlockingCheck: a PreCompact hook that exits 2 or prints
+// {"decision": "block"} stops compaction; at the context limit that can
+// deadlock the session (anthropics/claude-code#47618). Doctor reads the
+// command and every file it runs.
+var claudeBlockingCheck = checkFunc{"precompact-block", func(d *doctor, a *agent) []Finding {
+	var out []Finding
+	for _, f := range a.files {
+		for _, h := range f.handlers {
+			if h.event != "PreCompact" {
+				continue
+			}
+			cause, fix := "", ""
+			if _, what, ok := blocker([]byte(h.command)); ok {
+				cause = "its command " + what
+				fix = "change the PreCompact command at " + h.where() + ` so that it exits 0 and prints no {"decision": "block"}, or delete the entry`
+			} else {
+				for _, p := range d.commandFiles(a, h.command) {
+					b, err := readBounded(p)
+					if err != nil {
+						continue
+					}
+					if line, what, ok := blocker(b); ok {
+						cause = fmt.Sprintf("%s:%d %s", d.show(p), line, what)
+						fix = fmt.Sprintf(`edit %s (line %d) so that it exits 0 and prints no {"decision": "block"}, or delete the PreCompact entry at %s`, d.show(p), line, h.where())
+						break
+					}
+				}
+			}
+			if cause == "" {
+				continue
+			}
+			out = append(out, Finding{Severity: Error, Path: f.show,
+				Message: fmt.Sprintf("%s: this PreCompact hook can block compaction (%s); %s then does not compact, and at the context limit that can deadlock the session", h.where(), cause, a.p.Title),
+				Fix:     fix})
+		}
+	}
+	return out
+}}
+
+// claudeMDCheck: the Markdown block the re-inject mode writes besides the
+// on-demand `kbs now` block every agent shares (CLAUDE.md's "Compact
+// Instructions", which steer what the compaction summary keeps) is present
+// and current.
+var claudeMDCheck = checkFunc{"md", func(d *doctor, a *agent) []Finding {
+	if a.mode != agentpkg.Reinject {
+		return nil
+	}
+	spec, _ := a.p.Spec(agentpkg.Reinject)
+	var out []Finding
+	for _, art := range spec.Artifacts {
+		b, ok := art.(*agentpkg.Block)
+		if !ok || b.Block.Name == agentpkg.OnDemandBlock.Block.Name {
+			continue
+		}
+		purpose := "the compaction summary is not told to keep the Kanbus issue ids"
+		out = append(out, d.blockFinding(readMD(d.root, b.File), b.Block.Name, purpose, d.setupFix(a.p.Name)))
+	}
+	return out
+}}
