@@ -65,9 +65,9 @@ var codex = &Agent{
 	Fallback: true,
 	Modes: []ModeSpec{
 		{Mode: Reinject, Words: "re-inject: a hook puts the work in progress back right after every compaction",
-			Artifacts: []Artifact{codexHook, codexWrapper, OnDemandBlock}},
+			Artifacts: []Artifact{codexHook, codexWrapper, OnDemandBlock, KanbusAgentsBlock}},
 		{Mode: OnDemand, Words: "on demand: AGENTS.md teaches the agent to run kbs now; no hook",
-			Artifacts: []Artifact{OnDemandBlock}},
+			Artifacts: onDemandOnly()},
 	},
 	Refused: map[Mode]string{
 		Nudge: "nudge is Cursor's pre-compaction message to the user; Codex re-injects the reminder itself (use reinject or ondemand)",
