@@ -10,25 +10,30 @@ import (
 	"strings"
 )
 
-// Scripts nowhook owns whole carry a signature line right after the
-// "#!" line: the template version and a hash of every other line. A body
-// that no longer matches its hash was changed by someone; a file without
-// the line belongs to whoever removed it.
+// Files nowhook owns whole carry a signature line right after their first
+// line (a script's "#!" line): the template version and a hash of every
+// other line, written as a comment of the file's language ("#" or "//").
+// A body that no longer matches its hash was changed by someone; a file
+// without the line belongs to whoever removed it.
 
-var signatureRE = regexp.MustCompile(`^# nowhook template v(\d+) sha256:([0-9a-f]{16}) `)
+var signatureRE = regexp.MustCompile(`^(#|//) nowhook template v(\d+) sha256:([0-9a-f]{16}) `)
 
 const signatureNote = "(generated: do not edit; delete this line to take the file over)"
 
 // Script returns the script for body, a template whose first line is
 // its "#!" line, with our signature line inserted after it.
-func Script(body string, version int) []byte {
+func Script(body string, version int) []byte { return Signed(body, version, "#") }
+
+// Signed returns body with our signature line, a comment that starts with
+// comment ("#" or "//"), inserted after its first line.
+func Signed(body string, version int, comment string) []byte {
 	first, rest, _ := strings.Cut(body, "\n")
-	return []byte(first + "\n" + signatureLine(version, first+"\n"+rest) + "\n" + rest)
+	return []byte(first + "\n" + signatureLine(comment, version, first+"\n"+rest) + "\n" + rest)
 }
 
-func signatureLine(version int, body string) string {
+func signatureLine(comment string, version int, body string) string {
 	sum := sha256.Sum256([]byte(body))
-	return fmt.Sprintf("# nowhook template v%d sha256:%s %s", version, hex.EncodeToString(sum[:8]), signatureNote)
+	return fmt.Sprintf("%s nowhook template v%d sha256:%s %s", comment, version, hex.EncodeToString(sum[:8]), signatureNote)
 }
 
 // ScriptState is what an existing script at one of our paths is.
@@ -61,9 +66,9 @@ func InspectScript(current []byte) (ScriptState, int) {
 		}
 		return ScriptForeign, 0
 	}
-	version, _ := strconv.Atoi(string(m[1]))
+	version, _ := strconv.Atoi(string(m[2]))
 	whole := string(first) + "\n" + string(body)
-	if signatureLine(version, whole) != string(bytes.TrimRight(sig, "\r")) {
+	if signatureLine(string(m[1]), version, whole) != string(bytes.TrimRight(sig, "\r")) {
 		return ScriptModified, version
 	}
 	return ScriptOurs, version

@@ -131,8 +131,10 @@ func (r *reconciler) apply(art agent.Artifact) (*step, error) {
 	}
 	c.next, c.touched = e.Next, true
 	c.remove = false
-	if e.Exec {
+	if e.Whole {
 		c.whole = "nowhook's script"
+	}
+	if e.Exec {
 		c.mode = c.oldMode | 0o755
 		if !c.existed {
 			c.mode = 0o755

@@ -14,6 +14,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/templates"
@@ -262,7 +263,7 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 			failure = errSilent{exitFailed}
 			continue
 		}
-		fmt.Fprintln(io.out, tildeHome(msg))
+		fmt.Fprintln(io.out, osutil.TildeHome(msg))
 	}
 	if err := forgetTrust(ctx, root, plans, io.out); err != nil {
 		fmt.Fprintf(io.err, "nowhook setup: %v\n", err)
@@ -304,15 +305,6 @@ func onDemandReason(t target, o setupOptions) string {
 		return "on-demand only: chosen in the wizard"
 	}
 	return "on-demand only: chosen with --agents " + t.agent.Name + "=" + string(t.mode)
-}
-
-// tildeHome shows paths under $HOME in s as ~/...
-func tildeHome(s string) string {
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" || home == "/" {
-		return s
-	}
-	return strings.ReplaceAll(s, home+string(filepath.Separator), "~"+string(filepath.Separator))
 }
 
 // isTerminal reports whether both streams are terminals.

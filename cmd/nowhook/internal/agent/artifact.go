@@ -30,6 +30,8 @@ type Edit struct {
 	Next []byte
 	// Exec: the file must be executable (a script).
 	Exec bool
+	// Whole: nowhook owns the file whole (a script or plugin).
+	Whole bool
 	// Delete: the file was ours whole and goes.
 	Delete bool
 	// Empty: nothing is left in the file; it goes if nowhook created it.
@@ -96,6 +98,19 @@ type Script struct {
 	Body func(Options) string
 	// Reminder: the script prints the Kanbus reminder (a wrapper).
 	Reminder bool
+	// Comment starts the signature line: "#" (the default) or "//" for a
+	// JavaScript plugin.
+	Comment string
+	// NotExec: the file is read by the agent, not run (a plugin).
+	NotExec bool
+}
+
+func (s *Script) render(o Options) []byte {
+	comment := s.Comment
+	if comment == "" {
+		comment = "#"
+	}
+	return generate.Signed(s.Body(o), templates.Version, comment)
 }
 
 func (s *Script) Path() string { return s.File }
@@ -107,7 +122,7 @@ func (s *Script) Apply(cur []byte, o Options) (Edit, error) {
 		keep.Note = fmt.Sprintf("%v; left it alone (upgrade nowhook).", &generate.NewerError{Path: s.File, Found: version, Ours: templates.Version})
 		return keep, nil
 	}
-	e := Edit{Next: generate.Script(s.Body(o), templates.Version), Exec: true}
+	e := Edit{Next: s.render(o), Exec: !s.NotExec, Whole: true}
 	switch state {
 	case generate.ScriptModified:
 		if !o.Force {
