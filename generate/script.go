@@ -40,12 +40,12 @@ func signatureLine(comment string, version int, body string) string {
 type ScriptState int
 
 const (
-	ScriptAbsent   ScriptState = iota
-	ScriptOurs                 // signed by us and unchanged since
-	ScriptModified             // signed by us, but the body changed
-	ScriptForeign              // no signature, and not a Kanbus compaction wrapper: the user's
-	ScriptKanbus               // Kanbus's documented example wrapper, copied byte for byte
-	ScriptKanbusLike           // a Kanbus compaction wrapper (runs kbs now --json --list) that differs from every known copy
+	ScriptAbsent     ScriptState = iota
+	ScriptOurs                   // signed by us and unchanged since
+	ScriptModified               // signed by us, but the body changed
+	ScriptForeign                // no signature, and not a Kanbus compaction wrapper: the user's
+	ScriptKanbus                 // Kanbus's documented example wrapper, copied byte for byte
+	ScriptKanbusLike             // a Kanbus compaction wrapper (runs kbs now --json --list) that differs from every known copy
 )
 
 // InspectScript tells whose current is; for ours, the template version.
