@@ -1,14 +1,15 @@
 #!/bin/sh
-# install-agents.sh installs the pinned Claude Code and Codex CLI clients
-# that nowhook's real-agent tests (cmd/nowhook/e2e) run, with npm, into a
+# install-agents.sh installs the pinned agent clients (Claude Code, Codex CLI,
+# Qwen Code, OpenCode, Gemini CLI) that nowhook's real-agent tests
+# (cmd/nowhook/e2e) run, with npm, into a
 # cache directory outside the repository, and reuses them when the pinned
 # version is already there.
 #
 # Usage:
-#   eval "$(scripts/install-agents.sh)"     # exports CLAUDE_BIN and CODEX_BIN
+#   eval "$(scripts/install-agents.sh)"     # exports CLAUDE_BIN, CODEX_BIN, QWEN_BIN, OPENCODE_BIN, GEMINI_BIN
 #
 # Cache: $NOWHOOK_AGENT_CACHE, default $HOME/.cache/nowhook/agents, holding
-# claude/ and codex/. Progress goes to stderr; stdout carries only the two
+# one folder per client. Progress goes to stderr; stdout carries only the
 # export lines.
 set -eu
 
@@ -16,6 +17,12 @@ CLAUDE_PACKAGE=@anthropic-ai/claude-code
 CLAUDE_VERSION=2.1.332
 CODEX_PACKAGE=@openai/codex
 CODEX_VERSION=0.171.0
+QWEN_PACKAGE=@qwen-code/qwen-code
+QWEN_VERSION=0.24.4
+OPENCODE_PACKAGE=opencode-ai
+OPENCODE_VERSION=1.18.33
+GEMINI_PACKAGE=@google/gemini-cli
+GEMINI_VERSION=0.61.0
 
 work=
 
@@ -117,8 +124,14 @@ main() {
 
 	claude_bin=$(ensure claude "$CLAUDE_PACKAGE" "$CLAUDE_VERSION" claude)
 	codex_bin=$(ensure codex "$CODEX_PACKAGE" "$CODEX_VERSION" codex)
+	qwen_bin=$(ensure qwen "$QWEN_PACKAGE" "$QWEN_VERSION" qwen)
+	opencode_bin=$(ensure opencode "$OPENCODE_PACKAGE" "$OPENCODE_VERSION" opencode)
+	gemini_bin=$(ensure gemini "$GEMINI_PACKAGE" "$GEMINI_VERSION" gemini)
 	printf 'export CLAUDE_BIN=%s\n' "$(shell_quote "$claude_bin")"
 	printf 'export CODEX_BIN=%s\n' "$(shell_quote "$codex_bin")"
+	printf 'export QWEN_BIN=%s\n' "$(shell_quote "$qwen_bin")"
+	printf 'export OPENCODE_BIN=%s\n' "$(shell_quote "$opencode_bin")"
+	printf 'export GEMINI_BIN=%s\n' "$(shell_quote "$gemini_bin")"
 }
 
 main "$@"
