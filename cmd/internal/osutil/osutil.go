@@ -1,7 +1,9 @@
 // Package osutil holds the few operating-system helpers that nowhook's
 // commands share: reading a variable from an environment list, finding an
 // executable on that environment's PATH, telling whether a process is
-// still alive, and showing the home directory as ~. It lives under
+// still alive, running a program in a process group of its own and killing
+// that group (proc_unix.go; elsewhere, proc_other.go kills the process
+// itself), and showing the home directory as ~. It lives under
 // cmd/internal so that the hook runtime (cmd/internal/reminder) can use it
 // as well as cmd/nowhook and its internal packages.
 package osutil

@@ -20,7 +20,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
@@ -147,7 +146,7 @@ func Start(ctx context.Context, opts Options) (*Conn, error) {
 	cmd.Stdin = inR
 	cmd.Stdout = outW
 	cmd.Stderr = tail
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = osutil.GroupAttr()
 	cmd.WaitDelay = time.Second // a stray holder of stderr cannot block Wait
 	if err := cmd.Start(); err != nil {
 		inR.Close()
@@ -347,9 +346,10 @@ func idKey(raw json.RawMessage) string {
 	return string(bytes.TrimSpace(raw))
 }
 
-// kill ends the server's whole process group now.
+// kill ends the server's whole process group now (on systems without
+// process groups, the server itself).
 func (c *Conn) kill() {
-	_ = syscall.Kill(-c.pgid, syscall.SIGKILL)
+	osutil.KillGroup(c.cmd.Process)
 }
 
 // Close ends the session: it closes the server's stdin, gives it a moment

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
@@ -303,7 +302,7 @@ func killStrays(pids []int) []int {
 		time.Sleep(20 * time.Millisecond)
 	}
 	for _, pid := range alive {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+		osutil.KillPID(pid)
 	}
 	return append([]int(nil), alive...)
 }

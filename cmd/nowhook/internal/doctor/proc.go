@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 )
 
 // future is a result computed in the background.
@@ -59,8 +61,8 @@ type procResult struct {
 // maxOutput bounds what doctor keeps of a program's output.
 const maxOutput = 4 << 20
 
-// runProc runs p in its own process group. At the limit (or when ctx
-// ends) the whole group is killed; doctor never waits longer than the
+// runProc runs p in its own process group (where the system has them).
+// At the limit (or when ctx ends) the whole group is killed; doctor never waits longer than the
 // limit plus a moment, even if a grandchild keeps the output pipe open.
 func runProc(ctx context.Context, p proc) procResult {
 	var r procResult
@@ -74,7 +76,7 @@ func runProc(ctx context.Context, p proc) procResult {
 		cmd.Env = p.env
 		cmd.Stdin = bytes.NewReader(p.stdin)
 		cmd.Stdout, cmd.Stderr = stdout, stderr
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.SysProcAttr = osutil.GroupAttr()
 		cmd.WaitDelay = 300 * time.Millisecond
 		err := cmd.Start()
 		if err == nil {
@@ -90,7 +92,6 @@ func runProc(ctx context.Context, p proc) procResult {
 		r.startErr = err
 		return r
 	}
-	pgid := cmd.Process.Pid
 	timer := time.NewTimer(p.limit)
 	defer timer.Stop()
 	done := make(chan struct{})
@@ -105,7 +106,7 @@ func runProc(ctx context.Context, p proc) procResult {
 		killedMu.Lock()
 		r.killed = true
 		killedMu.Unlock()
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		osutil.KillGroup(cmd.Process)
 	}()
 	if err := cmd.Wait(); errors.Is(err, exec.ErrWaitDelay) {
 		r.heldOutput = true
@@ -115,10 +116,10 @@ func runProc(ctx context.Context, p proc) procResult {
 	killedMu.Lock()
 	killed := r.killed
 	killedMu.Unlock()
-	if !killed && syscall.Kill(-pgid, 0) == nil {
+	if !killed && osutil.GroupAlive(cmd.Process) {
 		r.leftover = true
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	osutil.KillGroup(cmd.Process)
 	r.exit = cmd.ProcessState.ExitCode()
 	r.stdout, r.stderr = stdout.bytes(), stderr.bytes()
 	return r
