@@ -1,8 +1,11 @@
 // Command testsum runs `go test -json` with its arguments, prints what
 // plain `go test` prints (a line per package, and the output of what
 // failed), and then one line per skipped test with the reason it gave,
-// which plain `go test` hides for a package that passes. It exits with
-// go test's status. The README's test command is `go run ./scripts/testsum ./...`.
+// which plain `go test` hides for a package that passes. For the real-agent
+// tests (a package named e2e) it also prints each test's result and the
+// client version it logged, so a CI log shows what ran against which
+// client. It exits with go test's status. The README's test command is
+// `go run ./scripts/testsum ./...`.
 package main
 
 import (
@@ -57,6 +60,10 @@ func run(args []string) int {
 			if e.Test == "" && isSummary(e.Output) {
 				fmt.Print(e.Output)
 				continue
+			}
+			if strings.HasSuffix(e.Package, "/e2e") && e.Test != "" &&
+				(strings.HasPrefix(e.Output, "--- ") || strings.Contains(e.Output, "client: ")) {
+				fmt.Print(e.Output)
 			}
 			logs[key] = append(logs[key], e.Output)
 		case "skip":
