@@ -88,7 +88,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	env := os.Environ()
-	opts := Options{Root: root, Env: env}
+	wd, _ := os.Getwd()
+	opts := Options{Root: root, Env: env, From: wd}
 	if dirGiven {
 		opts.Dir = *dir
 	}
@@ -127,6 +128,12 @@ type Options struct {
 	// Dir is the --dir value as given, repeated in the fix commands; ""
 	// when doctor runs in the repository itself.
 	Dir string
+	// From is the working directory doctor was started in. When it lies
+	// inside Root it stands for an agent session's directory: the Kanbus
+	// project is looked for from there up to the git root, as the hook
+	// runtime and setup look (a monorepo's sub-project). Otherwise, or
+	// when "", Root.
+	From string
 	// Env is the environment the agents would give their hooks: HOME,
 	// PATH, KBS, CODEX_HOME and CLAUDE_CONFIG_DIR are read from it.
 	Env []string
@@ -257,7 +264,12 @@ var noAgentCheck = checkFunc{"agents", func(d *doctor, _ *agent) []Finding {
 
 // doctor is one run's state: what was read, and the slow results.
 type doctor struct {
-	root     string
+	root string
+	// from is the session directory the Kanbus project is looked for
+	// from: the working directory when it is inside root, else root;
+	// fromWD says it is the working directory.
+	from     string
+	fromWD   bool
 	dirFlag  string
 	env      []string
 	home     string
@@ -272,7 +284,10 @@ type doctor struct {
 }
 
 func newDoctor(o Options) *doctor {
-	d := &doctor{root: o.Root, env: o.Env, limit: o.LiveLimit}
+	d := &doctor{root: o.Root, from: o.Root, env: o.Env, limit: o.LiveLimit}
+	if o.From != "" && (o.From == o.Root || within(o.Root, o.From)) {
+		d.from, d.fromWD = o.From, true
+	}
 	if d.env == nil {
 		d.env = os.Environ()
 	}
@@ -322,7 +337,7 @@ type ourSpec struct {
 
 // scan reads every platform's hook files and finds our entries.
 func (d *doctor) scan() {
-	d.kanbus = detect.DetectKanbus(d.root)
+	d.kanbus = detect.DetectKanbusFrom(d.root, d.from)
 	d.agentsMD = readMD(d.root, agentpkg.OnDemandBlock.File)
 	for _, fa := range agentpkg.Detect(d.root) {
 		a := &agent{p: fa.Agent, evidence: fa.Evidence}

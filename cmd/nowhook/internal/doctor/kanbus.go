@@ -55,22 +55,42 @@ func (d *doctor) runQuery(ctx context.Context, prog, dir string, budget time.Dur
 	return q
 }
 
-// kanbusConfigCheck: the hook prints nothing outside a Kanbus project.
+// kanbusConfigCheck: the hook prints nothing outside a Kanbus project. It
+// looks for .kanbus.yml as the hook runtime and setup do: from the session's
+// directory (the working directory, when it is inside the repository) up
+// to the git root. A monorepo's sub-project below the root is fine, in
+// sessions that start there; kbs init is advised only when there is no
+// project on the way up, since it would make a second one.
 var kanbusConfigCheck = checkFunc{"kanbus.config", func(d *doctor, _ *agent) []Finding {
 	var f Finding
 	if d.kanbus.Config != "" {
 		f.Path = d.show(d.kanbus.Config)
 		f.Message = "found " + d.show(d.kanbus.Config)
+		if dir, below := d.kanbus.Below(d.root); below {
+			f.Message += fmt.Sprintf(": the Kanbus project is %s/, below the repository root: the hook finds it in agent sessions whose directory is %s/ or below it, and prints nothing in sessions started elsewhere; if your agents start in %s/, set nowhook up there: nowhook setup --dir %s",
+				dir, dir, dir, shellQuote(d.pathFromWD(filepath.Dir(d.kanbus.Config))))
+		}
 		return []Finding{f}
 	}
 	f.Severity = Error
-	f.Message = "no .kanbus.yml in " + d.root + " or above it up to the git root: the hook prints nothing until this is a Kanbus project"
+	f.Message = "no .kanbus.yml in " + d.from + " or above it up to the git root: the hook prints nothing until this is a Kanbus project"
 	if !d.hooksInstalled() {
 		f.Severity = Warn
 	}
-	f.Fix = "kbs init"
+	f.Fix = "kbs init (if your Kanbus project lives in a subfolder, run nowhook doctor there instead: kbs init would make a second project)"
 	return []Finding{f}
 }}
+
+// pathFromWD names dir for a command typed in the working directory:
+// relative to it when doctor runs inside the repository, else absolute.
+func (d *doctor) pathFromWD(dir string) string {
+	if d.fromWD {
+		if rel, err := filepath.Rel(d.from, dir); err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return dir
+}
 
 // hooksInstalled reports whether any re-inject hook of ours is installed.
 func (d *doctor) hooksInstalled() bool {

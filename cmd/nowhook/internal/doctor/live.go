@@ -18,7 +18,9 @@ import (
 
 // The live check runs each installed hook the way its agent would: the
 // entry's command through the agent's shell, in the project directory,
-// with a compact SessionStart payload on stdin. It runs it with the
+// with a compact SessionStart payload on stdin whose cwd is the session
+// directory doctor stands for (the working directory, inside the
+// repository: in a monorepo, a sub-project's). It runs it with the
 // user's kbs, with a kbs that fails, and with one that hangs. The fake
 // kbs programs live in a temporary directory outside the repository; each
 // is both $KBS and the first kbs and kanbus on PATH, so that a script
@@ -250,7 +252,7 @@ func (d *doctor) runHook(ctx context.Context, job *liveJob, sc scenario, fk *fak
 	payload, _ := json.Marshal(map[string]string{
 		"session_id":      "nowhook-doctor",
 		"transcript_path": "",
-		"cwd":             d.root,
+		"cwd":             d.from,
 		"hook_event_name": "SessionStart",
 		"source":          "compact",
 	})
