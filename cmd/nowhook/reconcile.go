@@ -199,7 +199,7 @@ func (r *reconciler) remove(art agent.Artifact) (*step, error) {
 	default:
 		c.next = e.Next
 		s.status = e.Done
-		if e.Empty && r.rec.createdFile(rel) && c.rel == rel {
+		if e.Empty && r.rec.createdFile(rel) {
 			c.remove = true
 			s.status = "deleted"
 		}

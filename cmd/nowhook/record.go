@@ -126,12 +126,13 @@ func (r *record) update(p *plan, madeDirs []string) {
 			}
 			continue
 		}
-		if !r.knows(rel) {
-			if c.existed {
-				r.lines["k "+rel] = true
-			} else {
-				r.lines["f "+rel] = true
-			}
+		switch {
+		case !c.existed:
+			// Created now, whatever an older record says of an earlier file.
+			delete(r.lines, "k "+rel)
+			r.lines["f "+rel] = true
+		case !r.knows(rel):
+			r.lines["k "+rel] = true
 		}
 		for _, path := range c.created {
 			r.lines["c "+rel+"#"+path] = true
