@@ -101,3 +101,30 @@ var agentsMDCheck = checkFunc{"agents-md", func(d *doctor, _ *agent) []Finding {
 	}
 	return []Finding{f}
 }}
+
+// contributingMDCheck: where CONTRIBUTING_AGENT.md exists (the agent guide
+// Kanbus's `kanbus setup agents` writes), setup puts the kbs-now block
+// there too (agentpkg.KanbusAgentsBlock), and a later `kanbus setup
+// agents` regenerates the file and may drop it.
+var contributingMDCheck = checkFunc{"contributing-md", func(d *doctor, _ *agent) []Finding {
+	art := agentpkg.KanbusAgentsBlock
+	m := readMD(d.root, art.File)
+	if !m.exists {
+		return nil
+	}
+	var readers []string
+	for _, a := range d.agents {
+		if a.present() && a.mode != "" && a.p.Wants(a.mode, art) {
+			readers = append(readers, a.p.Title)
+		}
+	}
+	if len(readers) == 0 && m.block(art.Block.Name) == nil {
+		return nil
+	}
+	purpose := "agents that read it are not taught to run `kbs now` (`kanbus setup agents` rewrites this file and may have dropped the block)"
+	f := d.blockFinding(m, art.Block.Name, purpose, d.setupFix(""))
+	if f.Severity == OK && len(readers) > 0 {
+		f.Message += ": on-demand `kbs now` for " + strings.Join(readers, ", ")
+	}
+	return []Finding{f}
+}}

@@ -193,7 +193,7 @@ func init() {
 }
 
 // sharedChecks concern every agent, after the agents' own.
-var sharedChecks = []check{noAgentCheck, agentsMDCheck, kanbusConfigCheck, kanbusCLICheck, kanbusQueryCheck, liveCheck, runtimeCheck}
+var sharedChecks = []check{noAgentCheck, agentsMDCheck, contributingMDCheck, kanbusConfigCheck, kanbusCLICheck, kanbusQueryCheck, liveCheck, runtimeCheck}
 
 // Run runs every check and returns the findings in table order.
 func Run(ctx context.Context, o Options) Report {
