@@ -36,6 +36,13 @@ var CompactInstructions string
 //go:embed kbs-now.md
 var OnDemand string
 
+// OpenCodePlugin is OpenCode's plugin (.opencode/plugins/), JavaScript:
+// line 1 is a comment, the generator inserts the signature line after it;
+// @LIMIT_SECONDS@ is the time it gives the wrapper.
+//
+//go:embed opencode-plugin.js
+var OpenCodePlugin string
+
 // RenderWrapper returns the wrapper with the hook budget filled in.
 func RenderWrapper(budget time.Duration) string {
 	return strings.NewReplacer(
