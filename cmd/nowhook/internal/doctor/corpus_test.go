@@ -59,6 +59,18 @@ var corpusKinds = []corpusKind{
 			if root["disableAllHooks"] == true {
 				return "disableAllHooks"
 			}
+			// The values setup refuses to edit (Claude Code rejects them).
+			if h, has := root["hooks"]; has {
+				hooks, ok := h.(map[string]any)
+				if !ok {
+					return "hooks not an object: setup refuses the file"
+				}
+				if ev, has := hooks["SessionStart"]; has {
+					if _, ok := ev.([]any); !ok {
+						return "hooks.SessionStart not an array: setup refuses the file"
+					}
+				}
+			}
 			if bytes.Contains(b, []byte("kanbus-compaction-right-now")) {
 				return "a compact hook whose script is not in this repository"
 			}

@@ -224,6 +224,35 @@ func Run(ctx context.Context, o Options) Report {
 	return r
 }
 
+// Static runs only the checks that read files, for the agents named (as
+// --agents names them) that the table knows: each agent's own checks, in
+// the order of its row, and no shared check. It starts nothing: no live
+// run of a hook, no kbs query, no codex app-server (a starter's Run
+// answers from files alone when it was not started). root is the
+// repository root; env is the environment the agents would give their
+// hooks (HOME, CODEX_HOME and CLAUDE_CONFIG_DIR are read from it; nil:
+// this process's). Setup calls it after writing, to warn about everything
+// doctor would call an error in the files of the agents it just set up.
+func Static(root string, agents []string, env []string) []Finding {
+	d := newDoctor(Options{Root: root, Env: env})
+	d.scan()
+	var out []Finding
+	for _, name := range agents {
+		for _, a := range d.agents {
+			if a.p.Name != name {
+				continue
+			}
+			a.listingSkipped = "doctor's file checks start no program"
+			for _, c := range a.p.Checks {
+				if chk, ok := checks[c]; ok {
+					out = append(out, d.run(chk, a, a.p.Name+"."+c)...)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // run runs one check and completes its findings: the row's name, the
 // agent, each message and fix on one line, and $HOME shown as ~ in them
 // (the path stays as it is, for programs that read --json).
@@ -367,6 +396,9 @@ func (d *doctor) scan() {
 		}
 		for _, f := range a.files {
 			f.dropped = agentCheck(a, f)
+			if f.readErr == nil && f.dropped == nil {
+				f.refused = refusal(a, f)
+			}
 		}
 		if a.mode == "" && len(a.evidence) > 0 && d.agentsMD.block(agentpkg.OnDemandBlock.Block.Name) != nil {
 			a.mode = agentpkg.OnDemand

@@ -180,7 +180,9 @@ func expectOne(t *testing.T, fs []Finding, check string, sev Severity, parts ...
 }
 
 // TestEveryAgentHasChecks: a new row in the agent table names doctor
-// checks that exist, and a hook format doctor can read.
+// checks that exist, and, where it has hook files (an agent may have none:
+// OpenCode loads plugins, Amp and Copilot CLI are on-demand only), a hook
+// format doctor can read.
 func TestEveryAgentHasChecks(t *testing.T) {
 	for _, p := range agentpkg.All {
 		if len(p.Checks) == 0 {
@@ -191,13 +193,16 @@ func TestEveryAgentHasChecks(t *testing.T) {
 				t.Errorf("agent %s names the check %q, which doctor does not have", p.Name, name)
 			}
 		}
+		if len(p.Hooks.Files) == 0 {
+			if len(p.HookEntries()) > 0 {
+				t.Errorf("agent %s writes hook entries but lists no hook files", p.Name)
+			}
+			continue
+		}
 		switch p.Hooks.Layout {
 		case agentpkg.LayoutGrouped, agentpkg.LayoutFlat, agentpkg.LayoutNamed:
 		default:
 			t.Errorf("agent %s: unknown hook layout %q", p.Name, p.Hooks.Layout)
-		}
-		if len(p.Hooks.Files) == 0 {
-			t.Errorf("agent %s lists no hook files", p.Name)
 		}
 	}
 }
@@ -751,5 +756,97 @@ func TestNoAgentNamesOutsideTheirFiles(t *testing.T) {
 				t.Errorf("%s names the agent %q; that belongs in %s.go (or the agent table)", f, a.Name, a.Name)
 			}
 		}
+	}
+}
+
+// TestStaticStartsNothing: Static runs the named agents' file checks only:
+// no kbs, no codex app-server, no hook; and what it finds, doctor finds.
+func TestStaticStartsNothing(t *testing.T) {
+	r := newRepo(t)
+	r.write(".kanbus.yml", "project_key: kbs\n", 0o644)
+	started := filepath.Join(r.home, "started")
+	r.kbs("echo kbs >>" + started + "; echo '[]'")
+	r.write(filepath.Join(r.bin, "codex"), "#!/bin/sh\necho codex >>"+started+"\nexit 1\n", 0o755)
+	if err := os.MkdirAll(filepath.Join(r.home, ".codex"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.install("claude", time.Second)
+	r.install("codex", time.Second)
+	settings := strings.Replace(string(r.read(".claude/settings.json")), "{", "{\n  \"disableAllHooks\": true,", 1)
+	r.write(".claude/settings.json", settings, 0o644)
+
+	fs := Static(r.root, []string{"claude", "codex"}, r.env)
+	if b, err := os.ReadFile(started); err == nil {
+		t.Errorf("Static started programs: %q", b)
+	}
+	var disabled bool
+	for _, f := range fs {
+		if f.Agent != "claude" && f.Agent != "codex" || !strings.HasPrefix(f.Check, f.Agent+".") {
+			t.Errorf("Static reported %s for agent %q", f.Check, f.Agent)
+		}
+		if f.Check == "claude.disabled" && f.Severity == Error {
+			disabled = true
+		}
+	}
+	if !disabled {
+		t.Errorf("Static does not report disableAllHooks as an error:\n%s", dump(fs))
+	}
+	if only := Static(r.root, []string{"codex"}, r.env); len(only) == 0 || only[0].Agent != "codex" {
+		t.Errorf("Static for codex only:\n%s", dump(only))
+	}
+
+	// Every error Static finds, doctor finds in the same words (trust
+	// aside: doctor asks codex there).
+	all := r.run()
+	for _, f := range fs {
+		if f.Severity != Error || strings.HasSuffix(f.Check, ".trust") {
+			continue
+		}
+		found := false
+		for _, g := range all {
+			found = found || g == f
+		}
+		if !found {
+			t.Errorf("Static finds %+v, doctor does not:\n%s", f, dump(all))
+		}
+	}
+}
+
+// TestRefusalInSetupsWords: a value setup refuses (generate's MergeHook)
+// is doctor's error, word for word, and not also a warning.
+func TestRefusalInSetupsWords(t *testing.T) {
+	for _, c := range []struct{ name, file, content string }{
+		{"hooks array", ".claude/settings.json", "{\n  \"hooks\": [\n    {\"matcher\": \"compact\"}\n  ]\n}\n"},
+		{"event object", ".claude/settings.local.json", "{\n  \"hooks\": {\n    \"SessionStart\": {\"matcher\": \"compact\"}\n  }\n}\n"},
+		{"group hooks twice", ".claude/settings.json", "{\"hooks\": {\"SessionStart\": [{\"matcher\": \"compact\", \"hooks\": [], \"hooks\": []}]}}\n"},
+		{"top level array", ".claude/settings.json", "[1, 2]\n"},
+		{"codex hooks array", ".codex/hooks.json", "{\"hooks\": []}\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRepo(t)
+			r.write(c.file, c.content, 0o644)
+			name := strings.Split(strings.TrimPrefix(c.file, "."), "/")[0]
+			schema := agentpkg.ClaudeSettings
+			if name == "codex" {
+				schema = agentpkg.CodexHooks
+			}
+			schema.Path = c.file
+			_, err := schema.MergeHook([]byte(c.content), generate.CompactGroup("x", "x.sh", time.Second))
+			fe, ok := err.(*generate.FileError)
+			if !ok {
+				t.Fatalf("setup does not refuse it: %v", err)
+			}
+			want, _ := fileErrorText(fe)
+			fs := Static(r.root, []string{name}, r.env)
+			var hits []Finding
+			for _, f := range fs {
+				if f.Check == name+".hooks-file" && f.Severity != OK {
+					hits = append(hits, f)
+				}
+			}
+			if len(hits) != 1 || hits[0].Severity != Error || hits[0].Message != want {
+				t.Errorf("want one error %q, got:\n%s", want, dump(hits))
+			}
+		})
 	}
 }

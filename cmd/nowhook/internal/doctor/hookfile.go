@@ -32,7 +32,12 @@ type hookFile struct {
 	parseErr *generate.FileError
 	// dropped is set when the file parses but the agent's own validation
 	// drops all of it (Codex: an unknown top-level key, for example).
-	dropped  *generate.FileError
+	dropped *generate.FileError
+	// refused is set when setup refuses to edit the file: the error
+	// generate's MergeHook gives for it, word for word (a value of the
+	// wrong type the agent rejects, a key that appears twice, or any error
+	// of parseErr, in the same words).
+	refused  *generate.FileError
 	doc      map[string]any // the top-level object; nil when empty or broken
 	handlers []handler
 	// shape lists entries the agent rejects, found while walking.

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"os"
@@ -28,6 +29,9 @@ var hookFilesCheck = checkFunc{"hooks-file", func(d *doctor, a *agent) []Finding
 			fd.Severity = Error
 			fd.Message = fmt.Sprintf("%s cannot be read (%v), so %s loads no hooks from it", f.show, f.readErr, a.p.Title)
 			fd.Fix = "make " + f.show + " a readable file"
+		case f.refused != nil:
+			fd.Severity = Error
+			fd.Message, fd.Fix = fileErrorText(f.refused)
 		case f.parseErr != nil:
 			fd.Severity = Error
 			fd.Message, fd.Fix = fileErrorText(f.parseErr)
@@ -49,6 +53,9 @@ var hookFilesCheck = checkFunc{"hooks-file", func(d *doctor, a *agent) []Finding
 			sev, consequence = Error, a.p.Title+" drops this whole file, so none of its hooks run"
 		}
 		for _, s := range f.shape {
+			if f.refusedAt(s) {
+				continue // said above, in setup's words
+			}
 			out = append(out, Finding{Path: f.show, Severity: sev,
 				Message: fmt.Sprintf("%s:%d: %s %s; %s", f.show, s.line, s.at, s.what, consequence),
 				Fix:     "correct " + s.at + " in " + f.show + " by hand (see the " + a.p.Title + " hooks documentation)"})
@@ -56,6 +63,31 @@ var hookFilesCheck = checkFunc{"hooks-file", func(d *doctor, a *agent) []Finding
 	}
 	return out
 }}
+
+// refusal is the error setup gives when it would edit f to hold one of
+// the agent's hook entries: generate's MergeHook itself, on the file's
+// bytes, with the file's name, so that doctor calls an error every file
+// setup refuses, in setup's words. Nil when setup would edit it (or the
+// agent has no hook entry of ours).
+func refusal(a *agent, f *hookFile) *generate.FileError {
+	for _, s := range a.specs {
+		schema := s.schema
+		schema.Path = f.show
+		// The budget shapes only our entry, never a refusal.
+		_, err := schema.MergeHook(f.raw, s.hook(agentpkg.DefaultBudget))
+		var fe *generate.FileError
+		if errors.As(err, &fe) {
+			return fe
+		}
+	}
+	return nil
+}
+
+// refusedAt reports whether a shape problem is the value setup refuses
+// the file for (already reported, in setup's words).
+func (f *hookFile) refusedAt(s shapeProblem) bool {
+	return f.refused != nil && f.refused.Line == s.line && strings.HasPrefix(f.refused.Problem, s.at+" ")
+}
 
 // dropsWholeFile reports whether the agent validates whole hook files.
 func (a *agent) dropsWholeFile() bool {
