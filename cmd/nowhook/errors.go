@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 )
@@ -71,4 +72,30 @@ func exit(command string, err error, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "nowhook %s: %v\n", command, err)
 	return exitFailed
+}
+
+// parseFlags parses a command's flags. --help prints about and the flags
+// to stdout (done); a bad flag prints them to stderr (a usage error); an
+// argument that is not a flag is a usage error too.
+func parseFlags(fs *flag.FlagSet, args []string, about string, std stdio) (done bool, err error) {
+	usage := func(w io.Writer) {
+		fmt.Fprint(w, about)
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(std.out)
+			return true, nil
+		}
+		fmt.Fprintf(std.err, "%s: %v\n\n", fs.Name(), err)
+		usage(std.err)
+		return true, errSilent{exitUsage}
+	}
+	if fs.NArg() > 0 {
+		return true, usageError("unexpected argument %q", fs.Arg(0))
+	}
+	return false, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -27,29 +26,14 @@ func runRemove(args []string, io stdio) int {
 func removeCmd(args []string, io stdio) error {
 	var o removeOptions
 	fs := flag.NewFlagSet("nowhook remove", flag.ContinueOnError)
-	fs.SetOutput(discard)
 	fs.StringVar(&o.dir, "dir", "", "the repository (default: the git top level of the working directory)")
 	fs.StringVar(&o.agents, "agents", "", "comma-separated agents to remove ("+strings.Join(agent.Names(), ", ")+"); default: all")
 	fs.BoolVar(&o.yes, "yes", false, "remove without asking")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print a unified diff of every change and write nothing")
 	fs.BoolVar(&o.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask line by line, for screen readers (answers may come from a pipe)")
-	usage := func(w writer) {
-		fmt.Fprintf(w, "Usage: nowhook remove [flags]\n\nTakes away everything nowhook installed in the repository for the listed agents:\nits hook entries, scripts (unless changed by hand), Markdown blocks, the files\nand folders it created, and the Codex trust it recorded. Every other byte stays.\n\nFlags:\n")
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(discard)
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(io.out)
-			return nil
-		}
-		fmt.Fprintf(io.err, "nowhook remove: %v\n\n", err)
-		usage(io.err)
-		return errSilent{exitUsage}
-	}
-	if fs.NArg() > 0 {
-		return usageError("unexpected argument %q", fs.Arg(0))
+	const about = "Usage: nowhook remove [flags]\n\nTakes away everything nowhook installed in the repository for the listed agents:\nits hook entries, scripts (unless changed by hand), Markdown blocks, the files\nand folders it created, and the Codex trust it recorded. Every other byte stays.\n\nFlags:\n"
+	if done, err := parseFlags(fs, args, about, io); done || err != nil {
+		return err
 	}
 	var targets []target
 	if o.agents != "" {

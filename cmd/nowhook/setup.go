@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/doctor"
 	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/templates"
 )
@@ -52,7 +52,6 @@ func runSetup(args []string, io stdio) int {
 func setupCmd(args []string, io stdio) error {
 	var o setupOptions
 	fs := flag.NewFlagSet("nowhook setup", flag.ContinueOnError)
-	fs.SetOutput(discard)
 	fs.StringVar(&o.dir, "dir", "", "the repository (default: the git top level of the working directory)")
 	fs.BoolVar(&o.yes, "yes", false, "accept the detected defaults without asking")
 	fs.StringVar(&o.agents, "agents", "", "comma-separated agent[=mode] list: agents "+strings.Join(agent.Names(), ", ")+"; modes reinject, ondemand, nudge")
@@ -63,23 +62,9 @@ func setupCmd(args []string, io stdio) error {
 	fs.BoolVar(&o.trust, "trust-codex", false, "record the trust of our Codex hook in your Codex config, through codex app-server")
 	fs.BoolVar(&o.force, "force", false, "replace scripts at our paths even when they were changed by hand")
 	fs.BoolVar(&o.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask line by line, for screen readers (answers may come from a pipe)")
-	usage := func(w writer) {
-		fmt.Fprintf(w, "Usage: nowhook setup [flags]\n\nInstalls the Kanbus compaction hook for the repository's agents, and takes\naway what nowhook installed for a mode an agent no longer uses.\n\nFlags:\n")
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(discard)
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(io.out)
-			return nil
-		}
-		fmt.Fprintf(io.err, "nowhook setup: %v\n\n", err)
-		usage(io.err)
-		return errSilent{exitUsage}
-	}
-	if fs.NArg() > 0 {
-		return usageError("unexpected argument %q", fs.Arg(0))
+	const about = "Usage: nowhook setup [flags]\n\nInstalls the Kanbus compaction hook for the repository's agents, and takes\naway what nowhook installed for a mode an agent no longer uses.\n\nFlags:\n"
+	if done, err := parseFlags(fs, args, about, io); done || err != nil {
+		return err
 	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "agents" {
@@ -271,6 +256,7 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 	}
 	printNotes(io.out, p)
 	kanbusNote(io.out, root)
+	doctorWarnings(io.out, root, choices)
 	return failure
 }
 
@@ -289,6 +275,27 @@ func kanbusNote(w io.Writer, root string) {
 	}
 	if k.Config == "" {
 		fmt.Fprintf(w, "Note: no .kanbus.yml found from %s up to the git root; the hook prints nothing until it finds one. If your Kanbus project lives in a subfolder, run nowhook setup from there to check; otherwise create it with kbs init.\n", from)
+	}
+}
+
+// doctorWarnings prints, after a write, every finding doctor calls an
+// error in the files of the agents just set up (doctor's file checks
+// only: nothing is run), so that setup never leaves in silence a hook
+// that will not run: "disableAllHooks": true, a blocking PreCompact hook,
+// Codex's [features] hooks = false, and the like.
+func doctorWarnings(w io.Writer, root string, choices []agent.Choice) {
+	var names []string
+	for _, c := range choices {
+		names = append(names, c.Agent.Name)
+	}
+	for _, f := range doctor.Static(root, names, os.Environ()) {
+		if f.Severity != doctor.Error {
+			continue
+		}
+		fmt.Fprintln(w, "Warning: "+f.Message)
+		if f.Fix != "" {
+			fmt.Fprintln(w, "  fix: "+f.Fix)
+		}
 	}
 }
 
@@ -318,13 +325,6 @@ func isTTY(v any) bool {
 	f, ok := v.(*os.File)
 	return ok && term.IsTerminal(f.Fd())
 }
-
-// writer and discard name io's for functions whose stdio parameter is io.
-// The flag package's own printing is discarded: setup prints its usage
-// itself, to stdout for --help and to stderr for a usage error.
-type writer = io.Writer
-
-var discard = io.Discard
 
 // durationFlag is --timeout: a duration, and a clear word when the unit
 // is missing ("5" is not a duration; "5s" is).
