@@ -1,0 +1,33 @@
+package agent
+
+// Amp (docs/platforms.md#amp) cannot re-inject: its plugins see
+// session.start, tool.call, tool.result, agent.start and agent.end, none of
+// them about compaction. It reads AGENTS.md, so it gets the on-demand block
+// only.
+
+const ampReason = "Amp has no compaction event: its plugins see session.start, tool.call, tool.result, agent.start and agent.end, none of them about compaction"
+
+var amp = &Agent{
+	Name:    "amp",
+	Title:   "Amp",
+	Default: OnDemand,
+	Modes: []ModeSpec{
+		{Mode: OnDemand, Words: "on demand: AGENTS.md teaches the agent to run kbs now",
+			Artifacts: onDemandOnly()},
+	},
+	Refused: map[Mode]string{
+		Reinject: "Amp cannot re-inject after compaction: " + ampReason,
+		Nudge:    "Amp has no compaction event to send a nudge from",
+	},
+	Reinject: "no: " + ampReason,
+	Markers:  []string{".amp"},
+	Binaries: []string{"amp"},
+	// Amp has no hook files (its plugins are TypeScript, in .amp/plugins);
+	// its settings files, whose keys are "amp.*", are listed so that doctor
+	// knows where Amp's configuration is, and hold no "hooks".
+	Hooks: HookFormat{
+		Files:  []string{".amp/settings.json", "~/.config/amp/settings.json"},
+		Layout: LayoutFlat,
+	},
+	Checks: []string{"mode"},
+}

@@ -1,0 +1,52 @@
+package agent
+
+// Gemini CLI (docs/platforms.md#gemini-cli) cannot re-inject: it has no
+// event after a compression, and its PreCompress hook fires on every turn
+// with its output discarded. Gemini CLI reads GEMINI.md, not AGENTS.md
+// (unless context.fileName lists it), and a project GEMINI.md goes into
+// the session context that the CLI rebuilds after each compression (both
+// measured on 0.61.0), so the on-demand kbs-now block goes into GEMINI.md
+// as well as AGENTS.md.
+
+const geminiReason = "Gemini CLI has no event after a compression (SessionStart's sources are startup, resume and clear), and its PreCompress hook fires on every turn and its output is discarded"
+
+// GeminiContextFile is the file Gemini CLI reads as the project's context
+// unless the settings' context.fileName names others.
+const GeminiContextFile = "GEMINI.md"
+
+// GeminiSettings are the settings files Gemini CLI reads hooks and
+// context.fileName from: the project's, then the user's (the project's
+// wins). They take comments (Gemini strips them before JSON.parse).
+var GeminiSettings = []string{".gemini/settings.json", "~/.gemini/settings.json"}
+
+// geminiBlock is the on-demand kbs-now block, the same block as AGENTS.md's,
+// in the file Gemini CLI reads by default.
+var geminiBlock = &Block{File: GeminiContextFile, Block: onDemand}
+
+var gemini = &Agent{
+	Name:    "gemini",
+	Title:   "Gemini CLI",
+	Default: OnDemand,
+	Modes: []ModeSpec{
+		{Mode: OnDemand, Words: "on demand: GEMINI.md, which Gemini CLI reads, and AGENTS.md teach the agent to run kbs now",
+			Artifacts: append([]Artifact{geminiBlock}, onDemandOnly()...)},
+	},
+	Refused: map[Mode]string{
+		Reinject: "Gemini CLI cannot re-inject after compaction: " + geminiReason,
+		Nudge:    "Gemini CLI's PreCompress hook fires on every turn and its output is discarded, so no message reaches you before a compression",
+	},
+	Reinject: "no: " + geminiReason,
+	Markers:  []string{".gemini", GeminiContextFile},
+	Binaries: []string{"gemini"},
+	Hooks: HookFormat{
+		Files:         GeminiSettings,
+		Layout:        LayoutGrouped,
+		ProjectDirEnv: "GEMINI_PROJECT_DIR",
+		WrongEvents: map[string]string{
+			"PreCompress": "Gemini CLI fires PreCompress on every turn, compressing or not, and discards its output, so nothing it prints reaches the model",
+			"BeforeAgent": "BeforeAgent fires at every prompt, which would inject on every turn, not after compaction",
+			"BeforeModel": "BeforeModel fires before every model call, which would inject on every turn, not after compaction",
+		},
+	},
+	Checks: []string{"mode", "hooks-file", "inject-event", "migrated-hooks", "context-file"},
+}

@@ -1,0 +1,175 @@
+package doctor
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+)
+
+// The checks only Gemini CLI needs (docs/platforms.md#gemini-cli): hooks
+// that carry Claude Code's matchers and units into Gemini CLI (what
+// `gemini hooks migrate --from-claude` makes of them), and the context file
+// that teaches `kbs now`. The agent table's gemini row names them.
+
+func init() {
+	register(geminiMigratedCheck, geminiContextCheck)
+}
+
+// geminiTriggers are, for the events that have one, the values Gemini CLI
+// 0.61.0 compares a group's matcher with: exactly, after trimming, with ""
+// and "*" matching all (no regex, no "a|b").
+var geminiTriggers = map[string][]string{
+	"SessionStart": {"startup", "resume", "clear"},
+	"SessionEnd":   {"exit", "clear", "logout", "prompt_input_exit", "other"},
+	"PreCompress":  {"manual", "auto"},
+}
+
+// geminiMinTimeout: Gemini CLI counts hook timeouts in milliseconds, so a
+// timeout under a second is almost surely Claude Code's seconds.
+const geminiMinTimeout = 1000
+
+const geminiMigrate = "gemini hooks migrate --from-claude copies Claude Code's matchers and timeouts as they are"
+
+// geminiMigratedCheck: a group whose matcher Gemini CLI never matches
+// (Claude Code's "compact", or "startup|resume"), and a timeout under 1000,
+// which Gemini CLI reads as milliseconds (Claude Code's 10 seconds become
+// 10 ms). A hook that runs the reminder is an error; others a warning.
+var geminiMigratedCheck = checkFunc{"migrated-hooks", func(d *doctor, a *agent) []Finding {
+	var out []Finding
+	for _, f := range a.files {
+		if f.readErr != nil || f.parseErr != nil || len(f.handlers) == 0 {
+			continue
+		}
+		var found []Finding
+		deadGroup := map[string]bool{} // one row per group for its matcher
+		for _, h := range f.handlers {
+			sev, reminder := Warn, d.handlerRunsReminder(a, h)
+			if reminder {
+				sev = Error
+			}
+			groupAt := strings.TrimSuffix(h.at, fmt.Sprintf(".hooks[%d]", h.index))
+			if values, ok := geminiTriggers[h.event]; ok && h.wrapped && h.matcher != nil && !deadGroup[groupAt] {
+				m := strings.TrimSpace(*h.matcher)
+				if m != "" && m != "*" && !containsString(values, m) {
+					deadGroup[groupAt] = true
+					msg := fmt.Sprintf("%s: the %s group's matcher %q never matches in %s, which compares it exactly with the %s (%s), so this hook never runs",
+						h.where(), h.event, *h.matcher, a.p.Title, triggerWord(h.event), strings.Join(values, ", "))
+					fix := fmt.Sprintf("set the matcher at %s to one of %s (or \"*\"), or delete the group", h.where(), strings.Join(values, ", "))
+					if m == "compact" || reminder {
+						msg += "; " + geminiMigrate + ", and " + a.p.Title + " has no event after a compression"
+					}
+					if reminder {
+						fix = fmt.Sprintf("delete the %s entry at %s; %s teaches `kbs now` in %s instead", h.event, h.where(), d.setupFix(a.p.Name), agentpkg.GeminiContextFile)
+					}
+					found = append(found, Finding{Severity: sev, Path: f.show, Message: msg, Fix: fix})
+				}
+			}
+			if n, ok := h.obj["timeout"].(json.Number); ok {
+				ms, err := strconv.ParseFloat(n.String(), 64)
+				if err == nil && ms > 0 && ms < geminiMinTimeout {
+					found = append(found, Finding{Severity: sev, Path: f.show,
+						Message: fmt.Sprintf("%s: \"timeout\": %s is %s milliseconds: %s counts hook timeouts in milliseconds (Claude Code in seconds) and kills this hook after %s ms; %s",
+							h.where(), n, n, a.p.Title, n, geminiMigrate),
+						Fix: fmt.Sprintf("write \"timeout\": %s (%s seconds) at %s, or delete it for the default of 60000 ms", strconv.FormatFloat(ms*1000, 'f', -1, 64), n, h.where())})
+				}
+			}
+		}
+		if len(found) == 0 {
+			found = append(found, Finding{Path: f.show,
+				Message: fmt.Sprintf("%s: %s, none with a matcher %s never matches or a timeout under %d ms (%s counts milliseconds)",
+					f.show, plural(len(f.handlers), "hook handler"), a.p.Title, geminiMinTimeout, a.p.Title)})
+		}
+		out = append(out, found...)
+	}
+	return out
+}}
+
+func triggerWord(event string) string {
+	switch event {
+	case "SessionStart":
+		return "session's source"
+	case "SessionEnd":
+		return "session's end reason"
+	}
+	return "compression's trigger"
+}
+
+// geminiContextCheck: Gemini CLI reads the files context.fileName names
+// (the project's settings win over the user's; the default is GEMINI.md),
+// and AGENTS.md only when it is one of them: one of those files must hold
+// the kbs-now block.
+var geminiContextCheck = checkFunc{"context-file", func(d *doctor, a *agent) []Finding {
+	names, source := geminiContextFiles(a)
+	name := agentpkg.OnDemandBlock.Block.Name
+	var fallback *Finding
+	for _, file := range names {
+		m := readMD(d.root, file)
+		if m.readErr == nil && m.block(name) == nil {
+			continue
+		}
+		f := d.blockFinding(m, name, "Gemini CLI never learns to run `kbs now`", d.setupFix(a.p.Name))
+		if f.Severity == OK {
+			f.Message += fmt.Sprintf(", and %s reads %s (%s)", a.p.Title, file, source)
+			return []Finding{f}
+		}
+		if fallback == nil {
+			fallback = &f
+		}
+	}
+	if fallback != nil {
+		return []Finding{*fallback}
+	}
+	others := false
+	for _, art := range a.p.Owned() {
+		if b, ok := art.(*agentpkg.Block); ok && readMD(d.root, b.File).block(name) != nil {
+			others = true
+		}
+	}
+	if a.mode == "" && !others {
+		return nil // the mode row says that nowhook has not set it up
+	}
+	f := Finding{Severity: Warn, Path: names[0],
+		Message: fmt.Sprintf("%s reads %s (%s), and none of them has the nowhook kbs-now block, so %s never learns to run `kbs now`",
+			a.p.Title, strings.Join(names, ", "), source, a.p.Title),
+		Fix: d.setupFix(a.p.Name)}
+	if !containsString(names, agentpkg.GeminiContextFile) {
+		f.Fix = fmt.Sprintf("add %q to context.fileName (%s), then run %s", agentpkg.GeminiContextFile, source, d.setupFix(a.p.Name))
+	}
+	if !containsString(names, agentpkg.OnDemandBlock.File) && d.agentsMD.block(name) != nil {
+		f.Message += fmt.Sprintf(" (%s has it, but %s reads %s only when context.fileName lists it)", agentpkg.OnDemandBlock.File, a.p.Title, agentpkg.OnDemandBlock.File)
+	}
+	return []Finding{f}
+}}
+
+// geminiContextFiles returns the context files Gemini CLI reads and where
+// that list comes from.
+func geminiContextFiles(a *agent) ([]string, string) {
+	for _, user := range []bool{false, true} {
+		for _, f := range a.files {
+			if f.user != user || f.doc == nil {
+				continue
+			}
+			ctx, _ := f.doc["context"].(map[string]any)
+			switch v := ctx["fileName"].(type) {
+			case string:
+				if v != "" {
+					return []string{v}, "context.fileName in " + f.show
+				}
+			case []any:
+				var names []string
+				for _, x := range v {
+					if s, ok := x.(string); ok && s != "" {
+						names = append(names, s)
+					}
+				}
+				if len(names) > 0 {
+					return names, "context.fileName in " + f.show
+				}
+			}
+		}
+	}
+	return []string{agentpkg.GeminiContextFile}, "its default context file"
+}
