@@ -124,7 +124,7 @@ const (
 )
 
 // All is the agent table, in the order people see it.
-var All = []*Agent{claude, codex, cursor, antigravity, gemini, copilot, amp, opencode}
+var All = []*Agent{claude, codex, cursor, antigravity, gemini, copilot, amp, opencode, qwen}
 
 // Lookup returns the agent named name.
 func Lookup(name string) (*Agent, bool) {
