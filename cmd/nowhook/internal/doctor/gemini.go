@@ -131,9 +131,13 @@ var geminiContextCheck = checkFunc{"context-file", func(d *doctor, a *agent) []F
 	if a.mode == "" && !others {
 		return nil // the mode row says that nowhook has not set it up
 	}
+	which := "which has no"
+	if len(names) > 1 {
+		which = "none of which has the"
+	}
 	f := Finding{Severity: Warn, Path: names[0],
-		Message: fmt.Sprintf("%s reads %s (%s), and none of them has the nowhook kbs-now block, so %s never learns to run `kbs now`",
-			a.p.Title, strings.Join(names, ", "), source, a.p.Title),
+		Message: fmt.Sprintf("%s reads %s (%s), %s nowhook kbs-now block, so %s never learns to run `kbs now`",
+			a.p.Title, strings.Join(names, ", "), source, which, a.p.Title),
 		Fix: d.setupFix(a.p.Name)}
 	if !containsString(names, agentpkg.GeminiContextFile) {
 		f.Fix = fmt.Sprintf("add %q to context.fileName (%s), then run %s", agentpkg.GeminiContextFile, source, d.setupFix(a.p.Name))
