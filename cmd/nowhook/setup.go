@@ -270,7 +270,13 @@ func kanbusNote(w io.Writer, root string) {
 	}
 	k := detect.DetectKanbusFrom(root, from)
 	if dir, below := k.Below(root); below {
-		fmt.Fprintf(w, "Note: the Kanbus project is %s/ (%s/.kanbus.yml), below the repository root: the hook finds it in agent sessions whose directory is %s/ or below it, and prints nothing in sessions started elsewhere. If your agents start in %s/, set nowhook up there: nowhook setup --dir %s\n", dir, dir, dir, dir, dir)
+		arg := dir // --dir as the user types it, from where they are
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, filepath.Join(root, filepath.FromSlash(dir))); err == nil {
+				arg = rel
+			}
+		}
+		fmt.Fprintf(w, "Note: the Kanbus project is %s/ (%s/.kanbus.yml), below the repository root: the hook finds it in agent sessions whose directory is %s/ or below it, and prints nothing in sessions started elsewhere. If your agents start in %s/, set nowhook up there: nowhook setup --dir %s\n", dir, dir, dir, dir, arg)
 		return
 	}
 	if k.Config == "" {
