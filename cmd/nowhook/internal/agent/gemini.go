@@ -1,14 +1,14 @@
 package agent
 
 // Gemini CLI (docs/platforms.md#gemini-cli) cannot re-inject: it has no
-// event after a compression, and its PreCompress hook fires on every turn
-// with its output discarded. Gemini CLI reads GEMINI.md, not AGENTS.md
+// event after a compression, and its PreCompress hook fires on every turn,
+// its output shown to the user only. Gemini CLI reads GEMINI.md, not AGENTS.md
 // (unless context.fileName lists it), and a project GEMINI.md goes into
 // the session context that the CLI rebuilds after each compression (both
 // measured on 0.61.0), so the on-demand kbs-now block goes into GEMINI.md
 // as well as AGENTS.md.
 
-const geminiReason = "Gemini CLI has no event after a compression (SessionStart's sources are startup, resume and clear), and its PreCompress hook fires on every turn and its output is discarded"
+const geminiReason = "Gemini CLI has no event after a compression (SessionStart's sources are startup, resume and clear), and its PreCompress hook fires on every turn, compressing or not, and what it prints never reaches the model"
 
 // GeminiContextFile is the file Gemini CLI reads as the project's context
 // unless the settings' context.fileName names others.
@@ -33,7 +33,7 @@ var gemini = &Agent{
 	},
 	Refused: map[Mode]string{
 		Reinject: "Gemini CLI cannot re-inject after compaction: " + geminiReason,
-		Nudge:    "Gemini CLI's PreCompress hook fires on every turn and its output is discarded, so no message reaches you before a compression",
+		Nudge:    "Gemini CLI's PreCompress hook fires on every turn, compressing or not, so its message would come at every turn, not before a compression",
 	},
 	Reinject: "no: " + geminiReason,
 	Markers:  []string{".gemini", GeminiContextFile},
@@ -43,7 +43,7 @@ var gemini = &Agent{
 		Layout:        LayoutGrouped,
 		ProjectDirEnv: "GEMINI_PROJECT_DIR",
 		WrongEvents: map[string]string{
-			"PreCompress": "Gemini CLI fires PreCompress on every turn, compressing or not, and discards its output, so nothing it prints reaches the model",
+			"PreCompress": "Gemini CLI fires PreCompress on every turn, compressing or not, and shows what it prints to the user only, never to the model",
 			"BeforeAgent": "BeforeAgent fires at every prompt, which would inject on every turn, not after compaction",
 			"BeforeModel": "BeforeModel fires before every model call, which would inject on every turn, not after compaction",
 		},
