@@ -27,16 +27,32 @@ var geminiTriggers = map[string][]string{
 	"PreCompress":  {"manual", "auto"},
 }
 
+// geminiEvents are the hook events Gemini CLI 0.61.0 knows; it skips any
+// other ("Invalid hook event name"). For Claude Code's names, the event
+// gemini hooks migrate --from-claude maps them to.
+var geminiEvents = map[string]bool{
+	"SessionStart": true, "SessionEnd": true, "PreCompress": true, "BeforeAgent": true, "AfterAgent": true,
+	"BeforeModel": true, "AfterModel": true, "BeforeTool": true, "AfterTool": true, "BeforeToolSelection": true, "Notification": true,
+}
+
+var claudeToGemini = map[string]string{
+	"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool", "UserPromptSubmit": "BeforeAgent",
+	"Stop": "AfterAgent", "SubagentStop": "AfterAgent", "PreCompact": "PreCompress",
+}
+
 // geminiMinTimeout: Gemini CLI counts hook timeouts in milliseconds, so a
 // timeout under a second is almost surely Claude Code's seconds.
 const geminiMinTimeout = 1000
 
 const geminiMigrate = "gemini hooks migrate --from-claude copies Claude Code's matchers and timeouts as they are"
 
-// geminiMigratedCheck: a group whose matcher Gemini CLI never matches
-// (Claude Code's "compact", or "startup|resume"), and a timeout under 1000,
-// which Gemini CLI reads as milliseconds (Claude Code's 10 seconds become
-// 10 ms). A hook that runs the reminder is an error; others a warning.
+// geminiMigratedCheck: hooks written for Claude Code that Gemini CLI does
+// not run as written (measured on 0.61.0): an event it does not know
+// (Claude's PreCompact, Stop...), a handler outside a {"matcher", "hooks"}
+// group (it discards it), a group whose matcher it never matches (Claude
+// Code's "compact", or "startup|resume"), and a timeout under 1000, which
+// it reads as milliseconds (Claude Code's 10 seconds become 10 ms). A hook
+// that runs the reminder is an error; others a warning.
 var geminiMigratedCheck = checkFunc{"migrated-hooks", func(d *doctor, a *agent) []Finding {
 	var out []Finding
 	for _, f := range a.files {
@@ -51,7 +67,23 @@ var geminiMigratedCheck = checkFunc{"migrated-hooks", func(d *doctor, a *agent) 
 				sev = Error
 			}
 			groupAt := strings.TrimSuffix(h.at, fmt.Sprintf(".hooks[%d]", h.index))
-			if values, ok := geminiTriggers[h.event]; ok && h.wrapped && h.matcher != nil && !deadGroup[groupAt] {
+			if !geminiEvents[h.event] {
+				msg := fmt.Sprintf("%s: %s has no hook event %q and skips it, so this hook never runs", h.where(), a.p.Title, h.event)
+				fix := fmt.Sprintf("move the entry at %s under one of %s's events, or delete it", h.where(), a.p.Title)
+				if to, ok := claudeToGemini[h.event]; ok {
+					msg += fmt.Sprintf(" (%q is Claude Code's name; Gemini CLI's nearest is %q)", h.event, to)
+					fix = fmt.Sprintf("rename %q to %q at %s, or delete the entry", h.event, to, h.where())
+				}
+				found = append(found, Finding{Severity: sev, Path: f.show, Message: msg, Fix: fix})
+				continue
+			}
+			if !h.wrapped {
+				found = append(found, Finding{Severity: sev, Path: f.show,
+					Message: fmt.Sprintf("%s: this handler is not inside a group's \"hooks\" list; %s discards it (\"Discarding invalid hook definition\"), so it never runs", h.where(), a.p.Title),
+					Fix:     fmt.Sprintf("wrap the handler at %s in {\"hooks\": [...]} (with a \"matcher\" if it needs one)", h.where())})
+				continue
+			}
+			if values, ok := geminiTriggers[h.event]; ok && h.matcher != nil && !deadGroup[groupAt] {
 				m := strings.TrimSpace(*h.matcher)
 				if m != "" && m != "*" && !containsString(values, m) {
 					deadGroup[groupAt] = true
@@ -79,8 +111,8 @@ var geminiMigratedCheck = checkFunc{"migrated-hooks", func(d *doctor, a *agent) 
 		}
 		if len(found) == 0 {
 			found = append(found, Finding{Path: f.show,
-				Message: fmt.Sprintf("%s: %s, none with a matcher %s never matches or a timeout under %d ms (%s counts milliseconds)",
-					f.show, plural(len(f.handlers), "hook handler"), a.p.Title, geminiMinTimeout, a.p.Title)})
+				Message: fmt.Sprintf("%s: %s, each in a group under an event %s knows, none with a matcher it never matches or a timeout under %d ms (it counts milliseconds)",
+					f.show, plural(len(f.handlers), "hook handler"), a.p.Title, geminiMinTimeout)})
 		}
 		out = append(out, found...)
 	}
