@@ -25,21 +25,28 @@ func format(items []item) []byte {
 	}
 	out := make([]byte, 0, 4096)
 	out = append(out, header...)
-	var line []byte
+	return appendItems(out, items, appendLine)
+}
+
+// appendItems appends one line per item, rendered by line, after what out
+// already holds: at most maxItems lines, the whole output strictly under
+// maxOutBytes, and "- … N more: run kbs now --list" for the items cut.
+func appendItems(out []byte, items []item, line func([]byte, *item) []byte) []byte {
+	var l []byte
 	shown := 0
 	for i := range items {
 		if i == maxItems {
 			break
 		}
-		line = appendLine(line[:0], &items[i])
+		l = line(l[:0], &items[i])
 		reserve := 0
 		if rest := len(items) - i - 1; rest > 0 {
 			reserve = moreLen(rest)
 		}
-		if len(out)+len(line)+1+reserve >= maxOutBytes {
+		if len(out)+len(l)+1+reserve >= maxOutBytes {
 			break
 		}
-		out = append(out, line...)
+		out = append(out, l...)
 		out = append(out, '\n')
 		shown++
 	}
@@ -63,6 +70,21 @@ func moreLen(n int) int {
 // appendLine renders one item, sanitised and cut to maxLineLen characters.
 func appendLine(dst []byte, it *item) []byte {
 	start := len(dst)
+	dst = appendHead(dst, it)
+	dst = append(dst, " — "...)
+	dst = appendOr(dst, it.summary, it.hasSummary, noSummary)
+	return cutLine(dst, start)
+}
+
+// appendIDLine renders an item without its summary, sanitised and cut:
+// "- [P{priority}][{status}] {id}: {title}", for the checkpoint and the hint.
+func appendIDLine(dst []byte, it *item) []byte {
+	start := len(dst)
+	return cutLine(appendHead(dst, it), start)
+}
+
+// appendHead appends "- [P{priority}][{status}] {id}: {title}", sanitised.
+func appendHead(dst []byte, it *item) []byte {
 	dst = append(dst, "- [P"...)
 	if it.hasPriority {
 		dst = strconv.AppendInt(dst, it.priority, 10)
@@ -77,9 +99,7 @@ func appendLine(dst []byte, it *item) []byte {
 	if it.hasTitle {
 		dst = appendClean(dst, it.title)
 	}
-	dst = append(dst, " — "...)
-	dst = appendOr(dst, it.summary, it.hasSummary, noSummary)
-	return cutLine(dst, start)
+	return dst
 }
 
 // appendOr appends the cleaned s, or def when s is absent or cleans to "".

@@ -31,6 +31,9 @@ type payload struct {
 	sourceString  bool
 	cursorVersion bool
 	cwd           string
+	// What the checkpoint and the hint read; "" unless a string.
+	sessionID, transcriptPath, event string
+	toolUseID                        string // PostToolUse: the tool call's id
 }
 
 type parser struct {
@@ -93,11 +96,43 @@ func parsePayload(b []byte) (pl payload, ok bool) {
 			if pl.cwd, isString = p.optString(); isString {
 				return true
 			}
+		case "session_id":
+			return p.stringField(&pl.sessionID)
+		case "transcript_path":
+			return p.stringField(&pl.transcriptPath)
+		case "hook_event_name":
+			return p.stringField(&pl.event)
+		case "tool_use_id":
+			return p.stringField(&pl.toolUseID)
 		}
 		return p.skip(1)
 	})
 	p.ws()
 	return pl, ok && p.i == len(p.b)
+}
+
+// stringField stores the string at the cursor in *dst, or "" when the
+// value is of another type, and steps over the value.
+func (p *parser) stringField(dst *string) bool {
+	s, isString := p.optString()
+	*dst = s
+	return isString || p.skip(1)
+}
+
+// intField reads an integer that fits int64 into *dst and sets *has; any
+// other value is stepped over and leaves *has false.
+func (p *parser) intField(dst *int64, has *bool) bool {
+	*dst, *has = 0, false
+	if c := p.peek(); c == '-' || (c >= '0' && c <= '9') {
+		tok, isInt, ok := p.number()
+		if ok && isInt {
+			if n, err := strconv.ParseInt(string(tok), 10, 64); err == nil {
+				*dst, *has = n, true
+			}
+		}
+		return ok
+	}
+	return p.skip(1)
 }
 
 // validJSON reports whether b holds exactly one JSON value.

@@ -3,8 +3,15 @@
 // format Kanbus documents, and it never breaks, stalls or floods the agent
 // session that runs it (README, "The hook runtime").
 //
-// It runs after every compaction in every session, so it stays on the
-// standard library and reads JSON with a small reader of its own.
+// Two more modes share that runtime (docs/platforms.md, "Checkpoint and
+// summary hint"): --checkpoint, run after every tool call or prompt, tells
+// the agent once, when its context window is nearly full, to write where it
+// stands into its in-progress Kanbus issues; --hint, run before a
+// compaction, tells the summariser which issue ids to keep.
+//
+// It runs after every compaction, tool call or prompt in every session, so
+// it stays on the standard library and reads JSON with a small reader of
+// its own.
 package reminder
 
 import (
@@ -27,6 +34,9 @@ const (
 	maxBudget = 60 * time.Second
 	// maxStdin bounds the hook payload.
 	maxStdin = 1 << 20
+	// maxCheckpointStdin bounds a checkpoint's payload, which carries the
+	// tool's whole response after a tool call.
+	maxCheckpointStdin = 4 << 20
 	// maxStdinWait bounds the wait for a payload on a pipe that stays open.
 	maxStdinWait = 500 * time.Millisecond
 	// maxOutput bounds what `kbs` may print; 30 items take some 10 KiB.
@@ -39,9 +49,10 @@ const (
 	exitGrace = 200 * time.Millisecond
 )
 
-// Run is `nowhook reminder [--timeout DURATION]`. It prints the reminder
-// or nothing, writes to stderr only when NOWHOOK_DEBUG is set, and always
-// returns 0.
+// Run is `nowhook reminder [--checkpoint [--at P] [--refire P] [--window N]
+// | --hint] [--timeout DURATION]`. It prints the reminder, the checkpoint or
+// the hint, or nothing, writes to stderr only when NOWHOOK_DEBUG is set, and
+// always returns 0.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	log := logger{w: stderr, on: os.Getenv("NOWHOOK_DEBUG") != ""}
 	if log.on {
@@ -53,7 +64,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			log.printf("internal error, printing nothing: %v", r)
 		}
 	}()
-	budget, help := parseFlags(args, log)
+	cfg, help := parseFlags(args, log)
 	if help {
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -63,50 +74,156 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer signal.Stop(stop)
 	wd, _ := os.Getwd()
-	out := remind(options{
-		budget: budget,
+	o := options{
+		budget: cfg.budget,
 		stdin:  stdin,
 		getenv: os.Getenv,
 		wd:     wd,
 		stop:   stop,
 		log:    log,
-	})
+		at:     cfg.at,
+		refire: cfg.refire,
+		window: cfg.window,
+	}
+	var out []byte
+	switch cfg.mode {
+	case modeReminder:
+		out = remind(o)
+	case modeCheckpoint:
+		out = checkpoint(o)
+	case modeHint:
+		out = hint(o)
+	}
 	if len(out) > 0 {
 		// The agent may have stopped reading: a write error is not a crash.
 		signal.Ignore(syscall.SIGPIPE)
 		if _, err := stdout.Write(out); err != nil {
-			log.printf("writing the reminder: %v", err)
+			log.printf("writing the output: %v", err)
 		}
 	}
 	return 0
 }
 
 const usage = `Usage: nowhook reminder [--timeout DURATION]
+       nowhook reminder --checkpoint [--at PERCENT] [--refire PERCENT] [--window TOKENS] [--timeout DURATION]
+       nowhook reminder --hint [--timeout DURATION]
 
-Prints the Kanbus work-in-progress reminder for an agent's SessionStart
-(compact) hook. Reads the hook payload from stdin, runs $KBS, kbs or kanbus
-with "now --json --list" under the budget, and always exits 0.
-Set NOWHOOK_DEBUG=1 to see why it printed nothing.
+Without a mode, prints the Kanbus work-in-progress reminder for an agent's
+SessionStart (compact) hook.
+
+--checkpoint is for PostToolUse and UserPromptSubmit hooks. It reads the
+context use from the session's transcript (transcript_path in the payload)
+and, once the context window is PERCENT full, tells the agent to write
+where it stands into its in-progress Kanbus issues with kbs comment. It
+says so once per session, and again only after the use has dropped below
+PERCENT minus the refire margin (after a compaction) and climbed back.
+After PostToolUse it prints {"hookSpecificOutput": {"hookEventName":
+"PostToolUse", "additionalContext": "..."}}; after UserPromptSubmit, plain
+text. The latch lives in ${XDG_STATE_HOME:-~/.local/state}/nowhook/checkpoint.
+
+--hint is for Claude Code's PreCompact hook: it prints the ids and titles
+of the work in progress for the summary to keep (kbs now --json --list
+--raw).
+
+Every mode reads the hook payload from stdin, runs $KBS, kbs or kanbus
+with "now --json --list" under the budget, prints nothing on any failure,
+and always exits 0. Set NOWHOOK_DEBUG=1 to see why it printed nothing.
 
 Flags:
-  --timeout DURATION   the budget for kbs (default 5s)
+  --timeout DURATION   the budget for kbs (default 5s; 2s with --hint)
+  --checkpoint         the context-threshold checkpoint
+  --at PERCENT         checkpoint when the context window is this full (default 85)
+  --refire PERCENT     say it again after the use fell this far below --at (default 15)
+  --window TOKENS      the model's context window (default: from the transcript,
+                       Claude Code's known models, else 200000)
+  --hint               the summary hint for Claude Code's PreCompact hook
 `
 
-func parseFlags(args []string, log logger) (budget time.Duration, help bool) {
+// mode is what Run does.
+type mode int
+
+const (
+	modeReminder mode = iota
+	modeCheckpoint
+	modeHint
+	modeNone // conflicting flags: print nothing
+)
+
+const (
+	// DefaultAt is the context use, in percent of the window, at which the
+	// checkpoint fires.
+	DefaultAt = 85
+	// DefaultRefire is how far, in percentage points, the use must fall
+	// below --at before the checkpoint can fire again.
+	DefaultRefire = 15
+	// DefaultHintBudget is the time `kbs` gets in --hint mode when
+	// --timeout is absent: a PreCompact hook delays the compaction.
+	DefaultHintBudget = 2 * time.Second
+)
+
+// config is what the flags say.
+type config struct {
+	mode       mode
+	budget     time.Duration
+	at, refire int
+	window     int64
+}
+
+func parseFlags(args []string, log logger) (cfg config, help bool) {
 	fs := flag.NewFlagSet("reminder", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	timeout := fs.Duration("timeout", DefaultBudget, "")
+	checkpoint := fs.Bool("checkpoint", false, "")
+	hint := fs.Bool("hint", false, "")
+	at := fs.Int("at", DefaultAt, "")
+	refire := fs.Int("refire", DefaultRefire, "")
+	window := fs.Int64("window", 0, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0, true
+			return cfg, true
 		}
 		log.printf("ignoring arguments: %v", err)
 	}
-	if *timeout <= 0 || *timeout > maxBudget {
-		log.printf("--timeout %s out of range, using %s", *timeout, DefaultBudget)
-		return DefaultBudget, false
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case *checkpoint && *hint:
+		log.printf("--checkpoint and --hint exclude each other: printing nothing")
+		cfg.mode = modeNone
+	case *checkpoint:
+		cfg.mode = modeCheckpoint
+	case *hint:
+		cfg.mode = modeHint
 	}
-	return *timeout, false
+	def := DefaultBudget
+	if cfg.mode == modeHint {
+		def = DefaultHintBudget
+	}
+	cfg.budget = *timeout
+	switch {
+	case !set["timeout"]:
+		cfg.budget = def
+	case *timeout <= 0 || *timeout > maxBudget:
+		log.printf("--timeout %s out of range, using %s", *timeout, def)
+		cfg.budget = def
+	}
+	cfg.at, cfg.refire, cfg.window = *at, *refire, *window
+	if cfg.at < 1 || cfg.at > 100 {
+		log.printf("--at %d out of range (1 to 100), using %d", cfg.at, DefaultAt)
+		cfg.at = DefaultAt
+	}
+	if cfg.refire < 1 || cfg.refire >= cfg.at {
+		r := min(DefaultRefire, cfg.at-1)
+		if cfg.refire != DefaultRefire || set["refire"] {
+			log.printf("--refire %d out of range (1 to %d), using %d", cfg.refire, cfg.at-1, r)
+		}
+		cfg.refire = r
+	}
+	if cfg.window < 0 {
+		log.printf("--window %d out of range, reading it from the transcript", cfg.window)
+		cfg.window = 0
+	}
+	return cfg, false
 }
 
 // options is everything remind reads from its environment.
@@ -117,6 +234,9 @@ type options struct {
 	wd     string
 	stop   <-chan os.Signal // a signal here ends the run at once
 	log    logger
+	// The checkpoint's flags (zero in the other modes).
+	at, refire int
+	window     int64
 }
 
 // remind does the work of Run and returns what to print.
@@ -136,13 +256,7 @@ func remind(o options) []byte {
 	if prog == "" {
 		return nil
 	}
-	items, err := query(prog, dir, false, deadline, o.stop, o.log)
-	if err != nil && !errors.Is(err, errNoStart) && !errors.Is(err, errStopped) {
-		if left := time.Until(deadline); left >= retryMargin {
-			o.log.printf("retrying with --raw (%s left)", left.Round(time.Millisecond))
-			items, err = query(prog, dir, true, deadline, o.stop, o.log)
-		}
-	}
+	items, err := queryRetry(prog, dir, deadline, o.stop, o.log)
 	if err != nil {
 		return nil
 	}
@@ -152,11 +266,24 @@ func remind(o options) []byte {
 	return format(items)
 }
 
+// queryRetry runs `kbs now --json --list` and, when that fails with at
+// least retryMargin of the budget left, once more with --raw.
+func queryRetry(prog, dir string, deadline time.Time, stop <-chan os.Signal, log logger) ([]item, error) {
+	items, err := query(prog, dir, false, deadline, stop, log)
+	if err != nil && !errors.Is(err, errNoStart) && !errors.Is(err, errStopped) {
+		if left := time.Until(deadline); left >= retryMargin {
+			log.printf("retrying with --raw (%s left)", left.Round(time.Millisecond))
+			items, err = query(prog, dir, true, deadline, stop, log)
+		}
+	}
+	return items, err
+}
+
 // readPayload reads the hook payload and applies the guards. proceed is
 // false when the payload is not a compaction's, comes from Cursor, or is
 // not a JSON object; no payload at all proceeds.
 func readPayload(r io.Reader, wait time.Duration, stop <-chan os.Signal, log logger) (pl payload, proceed bool) {
-	data, err := readStdin(r, wait, stop, log)
+	data, err := readStdin(r, wait, maxStdin, stop, log)
 	if err != nil {
 		log.printf("stdin: %v: printing nothing", err)
 		return pl, false
@@ -188,10 +315,10 @@ func isBlank(b []byte) bool {
 	return true
 }
 
-// readStdin reads at most maxStdin bytes. It does not read a terminal or
+// readStdin reads at most limit bytes. It does not read a terminal or
 // other device, and it stops waiting on a pipe after wait, or as soon as a
 // whole JSON value has arrived when the writer keeps the pipe open.
-func readStdin(r io.Reader, wait time.Duration, stop <-chan os.Signal, log logger) (data []byte, err error) {
+func readStdin(r io.Reader, wait time.Duration, limit int, stop <-chan os.Signal, log logger) (data []byte, err error) {
 	if r == nil {
 		return nil, nil
 	}
@@ -206,27 +333,29 @@ func readStdin(r io.Reader, wait time.Duration, stop <-chan os.Signal, log logge
 			return nil, nil
 		}
 		if fi.Mode().IsRegular() {
-			data, err = io.ReadAll(io.LimitReader(f, maxStdin+1))
+			data, err = io.ReadAll(io.LimitReader(f, int64(limit)+1))
 			if err != nil {
 				log.printf("reading stdin: %v", err)
 			}
-			return data, tooLarge(data)
+			return data, tooLarge(data, limit)
 		}
 	}
-	chunks := readChunks(r, maxStdin+1)
+	chunks := readChunks(r, limit+1)
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
 		select {
 		case c, open := <-chunks:
 			if !open {
-				return data, tooLarge(data)
+				return data, tooLarge(data, limit)
 			}
 			data = append(data, c...)
-			if err := tooLarge(data); err != nil {
+			if err := tooLarge(data, limit); err != nil {
 				return data, err
 			}
-			if validJSON(data) {
+			// Only a value that ends the data can be whole: checking
+			// every chunk of a large payload would read it many times.
+			if endsValue(data) && validJSON(data) {
 				return data, nil // the writer may never close stdin
 			}
 		case <-timer.C:
@@ -238,11 +367,26 @@ func readStdin(r io.Reader, wait time.Duration, stop <-chan os.Signal, log logge
 	}
 }
 
-func tooLarge(data []byte) error {
-	if len(data) > maxStdin {
-		return fmt.Errorf("payload over %d bytes", maxStdin)
+func tooLarge(data []byte, limit int) error {
+	if len(data) > limit {
+		return fmt.Errorf("payload over %d bytes", limit)
 	}
 	return nil
+}
+
+// endsValue reports whether data, blanks aside, ends with a character
+// that can end a JSON object or array.
+func endsValue(data []byte) bool {
+	for i := len(data) - 1; i >= 0; i-- {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '}', ']':
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 // readChunks reads r in a goroutine until end of file, an error or limit

@@ -1,0 +1,196 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// checkpointMarker opens every checkpoint the runtime prints.
+const checkpointMarker = "Kanbus checkpoint: the context window is "
+
+// hintMarker opens the summary hint.
+const hintMarker = "Kanbus work in progress: keep every issue id and title below verbatim in the summary"
+
+// installClaudeCheckpoint puts the checkpoint (PostToolUse and
+// UserPromptSubmit) and the summary hint (PreCompact) into the repo's
+// .claude/settings.json, as the hook entries nowhook's setup is to write
+// for `--checkpoint`, running `nowhook reminder` straight from PATH.
+//
+// When setup writes them, this body becomes one line:
+// runCmd(t, ctx, s.env(nil), s.repo, "", filepath.Join(s.bin, "nowhook"), "setup", "--yes", "--agents", "claude", "--checkpoint").
+func installClaudeCheckpoint(t *testing.T, s *sandbox) {
+	t.Helper()
+	writeFile(t, filepath.Join(s.repo, ".claude", "settings.json"), `{
+  "hooks": {
+    "PostToolUse": [
+      {"matcher": "*", "hooks": [{"type": "command", "command": "nowhook reminder --checkpoint --timeout 5s", "timeout": 10}]}
+    ],
+    "UserPromptSubmit": [
+      {"hooks": [{"type": "command", "command": "nowhook reminder --checkpoint --timeout 5s", "timeout": 10}]}
+    ],
+    "PreCompact": [
+      {"hooks": [{"type": "command", "command": "nowhook reminder --hint --timeout 2s", "timeout": 7}]}
+    ]
+  }
+}
+`, 0o644)
+}
+
+// claudeCheckpointScript is the model's side of one session (hello,
+// second, /compact, third) on claude-opus-5-5, a 1,000,000-token window:
+// the context climbs to 84% (just below --at 85), then 86% (the checkpoint
+// fires after that tool call), stays above 85% for the rest of the first
+// two turns, is compacted, and climbs from 10% to 87% again in the third.
+var claudeCheckpointScript = []checkpointStep{
+	{tool: "echo one", usage: 840_000},   // T1
+	{tool: "echo two", usage: 860_000},   // T2: fires after this tool call
+	{tool: "echo three", usage: 900_000}, // T3: carries the checkpoint
+	{usage: 910_000},                     // T4: end of "hello"
+	{usage: 920_000},                     // T5: "second" (its prompt hook stays latched)
+	{tool: "echo four", usage: 100_000},  // T6: "third", after /compact
+	{tool: "echo five", usage: 870_000},  // T7: fires again
+	{usage: 880_000},                     // T8: carries the second checkpoint
+}
+
+// claudeCheckpointSession runs the scripted session with kbs behaving as
+// mode and returns the ordinary requests (T1...), the summary request, the
+// session and the sandbox.
+func claudeCheckpointSession(t *testing.T, mode kbsMode) (turns []recordedRequest, summary recordedRequest, sess claudeSession, s *sandbox) {
+	t.Helper()
+	bin := findClient(t, "CLAUDE_BIN", "claude")
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	s = newSandbox(t, mode)
+	m := newCheckpointAnthropic(t, claudeCheckpointScript)
+	env := claudeEnv(s, &anthropicMock{srv: m.srv})
+	clientVersion(t, ctx, env, bin)
+	installClaudeCheckpoint(t, s)
+
+	sess = runClaudeSession(t, ctx, bin, env, s.repo, []string{"hello", "second", "/compact", "third"})
+	reqs := m.requests()
+	dumpRequests(t, reqs)
+	if len(sess.compactions) != 1 || sess.compactions[0] != "manual" {
+		t.Fatalf("compact_boundary triggers = %q, want [manual]", sess.compactions)
+	}
+	idx := summaryIndex(t, reqs)
+	for i, r := range reqs {
+		if i != idx {
+			turns = append(turns, r)
+		}
+	}
+	if len(turns) != len(claudeCheckpointScript) {
+		t.Fatalf("%d ordinary requests, want %d (one per scripted reply)", len(turns), len(claudeCheckpointScript))
+	}
+	return turns, reqs[idx], sess, s
+}
+
+// countIn returns how many string values of a JSON request body contain text.
+func countIn(t *testing.T, body []byte, text string) int {
+	t.Helper()
+	strs, err := jsonStrings(body)
+	if err != nil {
+		t.Fatalf("request body is not JSON: %v", err)
+	}
+	n := 0
+	for _, s := range strs {
+		n += strings.Count(s, text)
+	}
+	return n
+}
+
+// checkCheckpointCounts asserts how many checkpoints each ordinary
+// request carries.
+func checkCheckpointCounts(t *testing.T, turns []recordedRequest, want []int) {
+	t.Helper()
+	for i, r := range turns {
+		if got := countIn(t, r.Body, checkpointMarker); got != want[i] {
+			t.Errorf("request T%d carries %d checkpoints, want %d", i+1, got, want[i])
+		}
+	}
+}
+
+// kbsArgs returns the arguments of every call of the sandbox's fake kbs.
+func (s *sandbox) kbsArgs(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(s.kbsLog)
+	if err != nil {
+		return nil
+	}
+	return strings.Split(strings.TrimSpace(string(b)), "\n")
+}
+
+// TestCheckpointClaude: in one Claude Code session the checkpoint reaches
+// the model exactly once when the context use crosses 85% (not at 84%),
+// through PostToolUse additionalContext in the very next request; the
+// prompt hook stays quiet while latched; the summary request carries the
+// in-progress ids from the PreCompact hint; after the compaction and a new
+// climb the checkpoint comes exactly once more.
+func TestCheckpointClaude(t *testing.T) {
+	turns, summary, sess, s := claudeCheckpointSession(t, kbsFixture)
+
+	// T3..T5 hold the first checkpoint (T3 is the request right after the
+	// tool call that crossed 85%); T8 holds the second; T6 and T7 come
+	// after the compaction, which dropped the first.
+	checkCheckpointCounts(t, turns, []int{0, 0, 1, 1, 1, 0, 0, 1})
+	for _, i := range []int{2, 7} {
+		for _, want := range []string{"kbs comment <id>", "kbs-abc: Ship compaction docs", "kbs-def: Add Claude Code example"} {
+			if !bodyContains(t, turns[i].Body, want) {
+				t.Errorf("request T%d lacks %q", i+1, want)
+			}
+		}
+	}
+	fired := 0
+	for _, e := range sess.hookEvents {
+		if out, _ := e["output"].(string); e["subtype"] == "hook_response" && strings.Contains(out, checkpointMarker) {
+			fired++
+			if e["hook_event"] != "PostToolUse" {
+				t.Errorf("the checkpoint came from %v, want PostToolUse", e["hook_event"])
+			}
+		}
+	}
+	if fired != 2 {
+		t.Errorf("the checkpoint hook printed the checkpoint %d times, want 2 (once per climb)", fired)
+	}
+
+	// The summariser is told the ids and titles; no earlier request was.
+	for _, want := range []string{hintMarker, "kbs-abc: Ship compaction docs", "kbs-def: Add Claude Code example", "kbs-epic1: Agent compaction support"} {
+		if !bodyContains(t, summary.Body, want) {
+			t.Errorf("the summary request lacks %q\nbody:\n%.3000s", want, summary.Body)
+		}
+	}
+	for i, r := range turns[:5] {
+		if bodyContains(t, r.Body, hintMarker) {
+			t.Errorf("request T%d, before the compaction, already carries the hint", i+1)
+		}
+	}
+
+	// kbs ran for each checkpoint and once (--raw) for the hint.
+	args := s.kbsArgs(t)
+	if strings.Join(args, "|") != "now --json --list|now --json --list --raw|now --json --list" {
+		t.Errorf("kbs calls %q, want the checkpoint's, the hint's (--raw) and the second checkpoint's", args)
+	}
+}
+
+// TestCheckpointClaudeFailingKbs is the negative control: with kbs
+// failing, the same session completes every turn, and no request carries a
+// checkpoint or a hint, although the hooks ran kbs (once per climb, with
+// the --raw retry, and once for the hint): the latch keeps a failing
+// checkpoint from running kbs after every tool call.
+func TestCheckpointClaudeFailingKbs(t *testing.T) {
+	turns, summary, _, s := claudeCheckpointSession(t, kbsFailing)
+	for i, r := range append(turns, summary) {
+		for _, marker := range []string{"Kanbus checkpoint", hintMarker, "kbs-abc"} {
+			if bodyContains(t, r.Body, marker) {
+				t.Errorf("request %d carries %q", i, marker)
+			}
+		}
+	}
+	args := s.kbsArgs(t)
+	want := "now --json --list|now --json --list --raw|now --json --list --raw|now --json --list|now --json --list --raw"
+	if strings.Join(args, "|") != want {
+		t.Errorf("kbs calls %q, want %q (two attempts with the --raw retry, one hint)", args, want)
+	}
+}

@@ -1,0 +1,172 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
+)
+
+// installCodexCheckpoint puts the checkpoint (PostToolUse and
+// UserPromptSubmit) into the repo's .codex/hooks.json, as the hook entries
+// nowhook's setup is to write for `--checkpoint`, running `nowhook
+// reminder` straight from PATH, and records their trust through Codex's
+// own app-server (the real trust path: no bypass flag), with the
+// project's trust.
+//
+// When setup writes them, this body becomes one line:
+// runCmd(t, ctx, env, s.repo, "", filepath.Join(s.bin, "nowhook"), "setup", "--yes", "--agents", "codex", "--checkpoint", "--trust-codex").
+func installCodexCheckpoint(t *testing.T, ctx context.Context, s *sandbox, bin string, env []string) {
+	t.Helper()
+	writeFile(t, filepath.Join(s.repo, ".codex", "hooks.json"), `{
+  "hooks": {
+    "PostToolUse": [
+      {"matcher": "*", "hooks": [{"type": "command", "command": "nowhook reminder --checkpoint --timeout 5s", "timeout": 10}]}
+    ],
+    "UserPromptSubmit": [
+      {"hooks": [{"type": "command", "command": "nowhook reminder --checkpoint --timeout 5s", "timeout": 10}]}
+    ]
+  }
+}
+`, 0o644)
+	res, err := codexapp.Trust(ctx, codexapp.Options{Codex: bin, Env: env, Dir: s.repo, ClientVersion: "nowhook-e2e"},
+		codexapp.TrustRequest{Root: s.repo, Project: true, Select: func(h codexapp.Hook) bool {
+			return strings.Contains(h.Command, "nowhook reminder --checkpoint")
+		}})
+	if err != nil {
+		t.Fatalf("recording the checkpoint hooks' trust: %v", err)
+	}
+	if len(res.Hooks) != 2 {
+		t.Fatalf("trusted %d checkpoint hooks, want 2: %+v", len(res.Hooks), res.Hooks)
+	}
+	for _, h := range res.Hooks {
+		t.Logf("hooks/list: %s %s trusted (%s)", h.Key, h.EventName, h.CurrentHash)
+	}
+}
+
+// codexCheckpointScript is the model's side of one `codex exec` turn. The
+// config sets model_context_window = 100000, which Codex 0.171.0 reports
+// in the rollout as 95000 (95%) and compacts at 90% of (90000 tokens): the
+// use climbs to 83% of 95000 (below --at 85), 86% (the checkpoint fires
+// after that tool call), stays above, reaches 90000 so that Codex compacts
+// in the middle of the turn, then climbs from 21% to 87% again.
+var codexCheckpointScript = []checkpointStep{
+	{tool: "echo one", usage: 79_000},   // T1: 83%
+	{tool: "echo two", usage: 82_000},   // T2: 86%, fires after this tool call
+	{tool: "echo three", usage: 84_000}, // T3: carries the checkpoint
+	{tool: "echo four", usage: 91_000},  // T4: Codex compacts after this one
+	{tool: "echo five", usage: 20_000},  // T5: after the compaction
+	{tool: "echo six", usage: 83_000},   // T6: 87%, fires again
+	{usage: 84_000},                     // T7: carries the second checkpoint
+}
+
+// codexCheckpointRun runs the scripted turn with kbs behaving as mode and
+// returns the ordinary requests (T1...), the compaction request and the
+// sandbox.
+func codexCheckpointRun(t *testing.T, mode kbsMode) (turns []recordedRequest, compaction recordedRequest, s *sandbox) {
+	t.Helper()
+	bin := findClient(t, "CODEX_BIN", "codex")
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	s = newSandbox(t, mode)
+	m := newCheckpointResponses(t, codexCheckpointScript)
+	home := filepath.Join(s.root, "codex-home")
+	writeFile(t, filepath.Join(home, "config.toml"), fmt.Sprintf(`model = "mock-model"
+model_provider = "mock"
+model_context_window = 100000
+
+[model_providers.mock]
+name = "Mock"
+base_url = "%s/v1"
+wire_api = "responses"
+env_key = "MOCK_API_KEY"
+`, m.srv.URL), 0o644)
+	env := codexEnv(s, home)
+	clientVersion(t, ctx, env, bin)
+	installCodexCheckpoint(t, ctx, s, bin, env)
+
+	res := runCmd(t, ctx, env, s.repo, "", bin, "exec", "--strict-config", "hello")
+	if res.err != nil {
+		t.Fatalf("codex exec: %v\nstdout:\n%s\nstderr:\n%s", res.err, res.stdout, res.stderr)
+	}
+	if !strings.Contains(res.stdout, "from the mock.") {
+		t.Fatalf("codex exec did not print the model's final answer\nstdout:\n%s\nstderr:\n%s", res.stdout, res.stderr)
+	}
+	reqs := m.requests()
+	dumpRequests(t, reqs)
+	idx := compactionIndex(t, reqs)
+	for i, r := range reqs {
+		if i != idx {
+			turns = append(turns, r)
+		}
+	}
+	if len(turns) != len(codexCheckpointScript) {
+		t.Fatalf("%d ordinary requests, want %d (one per scripted reply)", len(turns), len(codexCheckpointScript))
+	}
+	if idx != 4 {
+		t.Fatalf("Codex compacted before request %d, want right after T4", idx)
+	}
+	return turns, reqs[idx], s
+}
+
+// developerCount returns how many developer messages of a Responses API
+// request contain text.
+func developerCount(t *testing.T, body []byte, text string) int {
+	t.Helper()
+	n := 0
+	for _, d := range developerTexts(t, body) {
+		n += strings.Count(d, text)
+	}
+	return n
+}
+
+// TestCheckpointCodex: in one Codex turn the checkpoint reaches the model
+// exactly once when the use crosses 85% of the rollout's
+// model_context_window (not at 83%), as a developer message in the request
+// right after the tool call that crossed it (PostToolUse JSON
+// additionalContext); after Codex compacts and the use climbs again, it
+// comes exactly once more. The hooks are trusted through Codex's own
+// app-server.
+func TestCheckpointCodex(t *testing.T) {
+	turns, _, s := codexCheckpointRun(t, kbsFixture)
+	want := []int{0, 0, 1, 1, 0, 0, 1}
+	for i, r := range turns {
+		if got := developerCount(t, r.Body, checkpointMarker); got != want[i] {
+			t.Errorf("request T%d has %d developer messages with the checkpoint, want %d", i+1, got, want[i])
+		}
+		if got := countIn(t, r.Body, checkpointMarker); got != want[i] {
+			t.Errorf("request T%d carries %d checkpoints in all, want %d", i+1, got, want[i])
+		}
+	}
+	for _, i := range []int{2, 6} {
+		for _, text := range []string{"kbs comment <id>", "kbs-abc: Ship compaction docs", "kbs-def: Add Claude Code example"} {
+			if !bodyContains(t, turns[i].Body, text) {
+				t.Errorf("request T%d lacks %q", i+1, text)
+			}
+		}
+	}
+	if args := s.kbsArgs(t); strings.Join(args, "|") != "now --json --list|now --json --list" {
+		t.Errorf("kbs calls %q, want one per checkpoint", args)
+	}
+}
+
+// TestCheckpointCodexFailingKbs is the negative control: with kbs failing,
+// the turn completes, no request carries a checkpoint, and kbs ran once per
+// climb (with the --raw retry), not after every tool call.
+func TestCheckpointCodexFailingKbs(t *testing.T) {
+	turns, compaction, s := codexCheckpointRun(t, kbsFailing)
+	for i, r := range append(turns, compaction) {
+		for _, marker := range []string{"Kanbus checkpoint", "kbs-abc"} {
+			if bodyContains(t, r.Body, marker) {
+				t.Errorf("request %d carries %q", i, marker)
+			}
+		}
+	}
+	want := "now --json --list|now --json --list --raw|now --json --list|now --json --list --raw"
+	if args := s.kbsArgs(t); strings.Join(args, "|") != want {
+		t.Errorf("kbs calls %q, want %q", args, want)
+	}
+}
