@@ -74,7 +74,7 @@ var qwen = &Agent{
 	Title:   "Qwen Code",
 	Default: Reinject,
 	Modes: []ModeSpec{
-		{Mode: Reinject, Words: "re-inject: a hook puts the work in progress back after every compaction (after an automatic one, with the next request but one)",
+		{Mode: Reinject, Words: "re-inject: a hook puts the work in progress back after every compaction (one request late after an automatic one)",
 			Artifacts: []Artifact{qwenGuard, qwenHook, qwenWrapper, qwenBlock, OnDemandBlock, KanbusAgentsBlock}},
 		{Mode: OnDemand, Words: "on demand: QWEN.md and AGENTS.md teach the agent to run kbs now; no hook",
 			Artifacts: append([]Artifact{qwenBlock}, onDemandOnly()...)},
@@ -82,7 +82,7 @@ var qwen = &Agent{
 	Refused: map[Mode]string{
 		Nudge: qwenNudge,
 	},
-	Reinject: "yes: SessionStart hook with matcher compact; its stdout joins the system prompt of the next request after /compress, but after an automatic compression only of the request after that (Qwen Code does not wait for the hook there)",
+	Reinject: "yes: SessionStart hook with matcher compact; its stdout joins the system prompt of the next request after /compress, but after an automatic compression only of the request after that, since Qwen Code does not wait for the hook there",
 	Markers:  []string{".qwen"},
 	Binaries: []string{"qwen"},
 	Hooks: HookFormat{
@@ -97,7 +97,7 @@ var qwen = &Agent{
 			"UserPromptSubmit": "UserPromptSubmit fires at every prompt, which would inject on every turn, not after compaction (and before an automatic compression, not after it)",
 		},
 	},
-	Checks: []string{"mode", "hooks-file", "loadable", "disabled", "hook", "ms-timeout", "script", "inject-event", "qwen-md"},
+	Checks: []string{"mode", "hooks-file", "loadable", "disabled", "folder-trust", "hook", "ms-timeout", "script", "inject-event", "qwen-md"},
 }
 
 // qwenLoadable guards .qwen/settings.json: it writes nothing, and refuses
