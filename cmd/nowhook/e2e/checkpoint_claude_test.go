@@ -55,25 +55,43 @@ var claudeCheckpointScript = []checkpointStep{
 	{usage: 880_000},                     // T8: carries the second checkpoint
 }
 
+// claudeAutoCheckpointScript is a session (hello, next) whose context
+// reaches 98.5%, past Claude Code's auto-compaction point (977,000 of
+// 1,000,000 tokens, measured), so that the second prompt compacts first.
+var claudeAutoCheckpointScript = []checkpointStep{
+	{tool: "echo one", usage: 860_000},   // T1: fires after this tool call
+	{usage: 985_000},                     // T2: carries it; compaction follows
+	{tool: "echo two", usage: 100_000},   // T3: "next", after the compaction
+	{tool: "echo three", usage: 880_000}, // T4: fires again
+	{usage: 890_000},                     // T5: carries the second checkpoint
+}
+
 // claudeCheckpointSession runs the scripted session with kbs behaving as
 // mode and returns the ordinary requests (T1...), the summary request, the
 // session and the sandbox.
 func claudeCheckpointSession(t *testing.T, mode kbsMode) (turns []recordedRequest, summary recordedRequest, sess claudeSession, s *sandbox) {
 	t.Helper()
+	return claudeCheckpointRun(t, mode, claudeCheckpointScript, []string{"hello", "second", "/compact", "third"}, "manual")
+}
+
+// claudeCheckpointRun runs one session of prompts against script, which
+// must compact once with trigger.
+func claudeCheckpointRun(t *testing.T, mode kbsMode, script []checkpointStep, prompts []string, trigger string) (turns []recordedRequest, summary recordedRequest, sess claudeSession, s *sandbox) {
+	t.Helper()
 	bin := findClient(t, "CLAUDE_BIN", "claude")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	s = newSandbox(t, mode)
-	m := newCheckpointAnthropic(t, claudeCheckpointScript)
-	env := claudeEnv(s, &anthropicMock{srv: m.srv})
+	m := newCheckpointAnthropic(t, script)
+	env := claudeEnv(s, &anthropicMock{srv: m.srv}) // claudeEnv reads only the server's URL
 	clientVersion(t, ctx, env, bin)
 	installClaudeCheckpoint(t, s)
 
-	sess = runClaudeSession(t, ctx, bin, env, s.repo, []string{"hello", "second", "/compact", "third"})
+	sess = runClaudeSession(t, ctx, bin, env, s.repo, prompts)
 	reqs := m.requests()
 	dumpRequests(t, reqs)
-	if len(sess.compactions) != 1 || sess.compactions[0] != "manual" {
-		t.Fatalf("compact_boundary triggers = %q, want [manual]", sess.compactions)
+	if len(sess.compactions) != 1 || sess.compactions[0] != trigger {
+		t.Fatalf("compact_boundary triggers = %q, want [%s]", sess.compactions, trigger)
 	}
 	idx := summaryIndex(t, reqs)
 	for i, r := range reqs {
@@ -81,8 +99,8 @@ func claudeCheckpointSession(t *testing.T, mode kbsMode) (turns []recordedReques
 			turns = append(turns, r)
 		}
 	}
-	if len(turns) != len(claudeCheckpointScript) {
-		t.Fatalf("%d ordinary requests, want %d (one per scripted reply)", len(turns), len(claudeCheckpointScript))
+	if len(turns) != len(script) {
+		t.Fatalf("%d ordinary requests, want %d (one per scripted reply)", len(turns), len(script))
 	}
 	return turns, reqs[idx], sess, s
 }
@@ -192,5 +210,22 @@ func TestCheckpointClaudeFailingKbs(t *testing.T) {
 	want := "now --json --list|now --json --list --raw|now --json --list --raw|now --json --list|now --json --list --raw"
 	if strings.Join(args, "|") != want {
 		t.Errorf("kbs calls %q, want %q (two attempts with the --raw retry, one hint)", args, want)
+	}
+}
+
+// TestCheckpointClaudeAutoCompact is the production path: the checkpoint
+// fires once on the climb, Claude Code compacts on its own, the summary
+// request carries the hint, and the next climb brings the checkpoint back
+// exactly once.
+func TestCheckpointClaudeAutoCompact(t *testing.T) {
+	turns, summary, _, s := claudeCheckpointRun(t, kbsFixture, claudeAutoCheckpointScript, []string{"hello", "next"}, "auto")
+	checkCheckpointCounts(t, turns, []int{0, 1, 0, 0, 1})
+	for _, want := range []string{hintMarker, "kbs-abc: Ship compaction docs", "kbs-def: Add Claude Code example"} {
+		if !bodyContains(t, summary.Body, want) {
+			t.Errorf("the summary request lacks %q", want)
+		}
+	}
+	if args := s.kbsArgs(t); strings.Join(args, "|") != "now --json --list|now --json --list --raw|now --json --list" {
+		t.Errorf("kbs calls %q, want the checkpoint's, the hint's (--raw) and the second checkpoint's", args)
 	}
 }
