@@ -224,16 +224,30 @@ func (r *reconciler) keep(art agent.Artifact, user *agent.Agent) (*step, error) 
 	return &step{art: art, c: c, status: "kept: " + user.Name + " uses it"}, nil
 }
 
-// usedByOther returns an agent outside the targets that owns art too.
+// usedByOther returns an agent outside the targets that owns art too, or
+// the same block in the same file under another name (GEMINI.md linked to
+// AGENTS.md holds one kbs-now block for both).
 func (r *reconciler) usedByOther(art agent.Artifact) *agent.Agent {
 	for _, a := range r.others {
 		for _, x := range a.Owned() {
-			if x == art {
+			if x == art || r.sameBlock(x, art) {
 				return a
 			}
 		}
 	}
 	return nil
+}
+
+// sameBlock reports whether a and b are blocks of one name in one file.
+func (r *reconciler) sameBlock(a, b agent.Artifact) bool {
+	ba, ok1 := a.(*agent.Block)
+	bb, ok2 := b.(*agent.Block)
+	if !ok1 || !ok2 || ba.Block.Name != bb.Block.Name {
+		return false
+	}
+	ta, err1 := resolve(filepath.Join(r.p.root, filepath.FromSlash(ba.File)))
+	tb, err2 := resolve(filepath.Join(r.p.root, filepath.FromSlash(bb.File)))
+	return err1 == nil && err2 == nil && ta == tb
 }
 
 // planFolders adds the folders that removals leave empty, deepest first,
@@ -281,8 +295,10 @@ func within(dir, path string) bool {
 }
 
 // inUse lists the agents that are not targets but are detected or have
-// an artifact of their own in place: their shared artifacts stay.
-func inUse(root string, targets []target, found []agent.Found) []*agent.Agent {
+// an artifact of their own in place: their shared artifacts stay. A
+// marker file that nowhook itself created (a GEMINI.md setup wrote for
+// Gemini CLI is also Antigravity's marker) is no evidence.
+func inUse(root string, rec *record, targets []target, found []agent.Found) []*agent.Agent {
 	isTarget := map[*agent.Agent]bool{}
 	for _, t := range targets {
 		isTarget[t.agent] = true
@@ -292,7 +308,13 @@ func inUse(root string, targets []target, found []agent.Found) []*agent.Agent {
 		if isTarget[f.Agent] {
 			continue
 		}
-		if f.Present() || hasOwn(root, f.Agent) {
+		evidence := len(f.Binaries) > 0
+		for _, m := range f.Marks {
+			if !rec.lines["f "+m] && !rec.lines["d "+m] {
+				evidence = true
+			}
+		}
+		if evidence || hasOwn(root, f.Agent) {
 			out = append(out, f.Agent)
 		}
 	}

@@ -70,7 +70,7 @@ func removeCmd(args []string, io stdio) error {
 	found := agent.Detect(root)
 	p := newPlan(root)
 	rec := loadRecord(root)
-	plans, err := reconcile(p, rec, targets, inUse(root, targets, found), agent.Options{Budget: agent.DefaultBudget})
+	plans, err := reconcile(p, rec, targets, inUse(root, rec, targets, found), agent.Options{Budget: agent.DefaultBudget})
 	if err == nil {
 		err = p.check()
 	}
@@ -91,7 +91,12 @@ func removeCmd(args []string, io stdio) error {
 		return nil
 	}
 	if !anyChanged(p) {
-		fmt.Fprintf(io.out, "Nothing of nowhook's was found in %s; nothing changed.\n", root)
+		if len(acting) > 0 {
+			printSummary(io.out, acting, func(target) string { return "" })
+			fmt.Fprintln(io.out, "Nothing changed: what nowhook installed for these agents is still in use.")
+		} else {
+			fmt.Fprintf(io.out, "Nothing of nowhook's was found in %s; nothing changed.\n", root)
+		}
 		printNotes(io.out, p)
 		return nil
 	}

@@ -210,7 +210,7 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 	}
 	p := newPlan(root)
 	rec := loadRecord(root)
-	plans, err := reconcile(p, rec, targets, inUse(root, targets, found), agent.Options{Budget: o.budget, Force: o.force})
+	plans, err := reconcile(p, rec, targets, inUse(root, rec, targets, found), agent.Options{Budget: o.budget, Force: o.force})
 	if err == nil {
 		err = p.check()
 	}

@@ -257,6 +257,9 @@ func ParseAgents(list string) ([]Choice, error) {
 type Found struct {
 	Agent    *Agent
 	Evidence []string // e.g. ".claude/ exists", "claude on PATH"
+	// Marks are the marker paths that exist, and Binaries the commands
+	// found, behind the evidence.
+	Marks, Binaries []string
 }
 
 // Present reports whether anything shows the agent is used.
@@ -274,6 +277,7 @@ func Detect(root string) []Found {
 				} else {
 					f.Evidence = append(f.Evidence, m+" exists")
 				}
+				f.Marks = append(f.Marks, m)
 			}
 		}
 		for _, g := range a.Globs {
@@ -284,6 +288,7 @@ func Detect(root string) []Found {
 		for _, b := range a.Binaries {
 			if _, err := exec.LookPath(b); err == nil {
 				f.Evidence = append(f.Evidence, b+" on PATH")
+				f.Binaries = append(f.Binaries, b)
 			}
 		}
 		out = append(out, f)
