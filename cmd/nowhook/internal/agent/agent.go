@@ -283,6 +283,7 @@ func Detect(root string) []Found {
 		for _, g := range a.Globs {
 			if matches, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(g.Pattern))); len(matches) > 0 {
 				f.Evidence = append(f.Evidence, g.Evidence)
+				f.Marks = append(f.Marks, g.Pattern)
 			}
 		}
 		for _, b := range a.Binaries {
