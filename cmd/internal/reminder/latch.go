@@ -1,10 +1,10 @@
 package reminder
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -43,10 +43,14 @@ func latchDir(getenv func(string) string) string {
 	return ""
 }
 
-// latchName is the file name of the latch of one session in one project.
+// latchName is the file name of the latch of one session in one project:
+// the FNV-128a hash of both, which no two sessions or projects share in
+// practice (no cryptographic strength is needed, and it keeps crypto out
+// of the hook binary).
 func latchName(session, project string) string {
-	sum := sha256.Sum256([]byte(session + "\x00" + project))
-	return hex.EncodeToString(sum[:16])
+	h := fnv.New128a()
+	h.Write([]byte(session + "\x00" + project))
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // rearm removes the latch; a missing one is fine.
