@@ -124,7 +124,7 @@ const (
 )
 
 // All is the agent table, in the order people see it.
-var All = []*Agent{claude, codex, cursor, antigravity, gemini, copilot, amp, opencode, qwen}
+var All = []*Agent{claude, codex, qwen, opencode, cursor, antigravity, gemini, copilot, amp}
 
 // Lookup returns the agent named name.
 func Lookup(name string) (*Agent, bool) {
