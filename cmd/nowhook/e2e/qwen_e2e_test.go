@@ -84,7 +84,11 @@ func TestQwenAutoCompressReinjectsOneRequestLate(t *testing.T) {
 	setupQwen(t, ctx, s, s.repo)
 
 	runQwenSession(t, ctx, bin, env, s.repo, []string{"hello", "What was I working on?", "And what next?"},
-		func(int) { waitHooks(t, ctx, s) })
+		func(i int) {
+			if i == 2 { // after the turn that compressed
+				waitHooks(t, ctx, s, 1)
+			}
+		})
 	reqs := m.recorded()
 	checkQwenRequests(t, reqs)
 	reminder := expectedReminder(t)

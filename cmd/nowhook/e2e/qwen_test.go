@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -119,14 +118,15 @@ func qwenEnv(s *sandbox, m *qwenMock) []string {
 }
 
 // qwenKbs replaces the sandbox's fake kbs with one that also records the
-// pid of its parent (the hook's `nowhook reminder`, which the wrapper
-// execs) and, when gate is set, answers only once that file exists, so
-// that the hook cannot finish before the mock has the request that
-// follows the compression.
+// process group of its parent, the hook's `nowhook reminder` (which the
+// wrapper execs): Qwen starts each hook command in a process group of its
+// own, led by the process it spawned. When gate is set the fake answers
+// only once that file exists, so that the hook cannot finish before the
+// mock has the request that follows the compression.
 func qwenKbs(t *testing.T, s *sandbox, mode kbsMode, gate string) {
 	t.Helper()
 	var b strings.Builder
-	fmt.Fprintf(&b, "#!/bin/sh\n# fake kbs for the Qwen Code tests\necho \"$*\" >> %s\necho \"$PPID\" >> %s\n", shQuote(s.kbsLog), shQuote(s.hookPids()))
+	fmt.Fprintf(&b, "#!/bin/sh\n# fake kbs for the Qwen Code tests\necho \"$*\" >> %s\nsed 's/.*) //' /proc/$PPID/stat | cut -d' ' -f3 >> %s\n", shQuote(s.kbsLog), shQuote(s.hookGroups()))
 	if gate != "" {
 		// Bounded: the hook's own budget would stop it anyway.
 		fmt.Fprintf(&b, "i=0\nwhile [ ! -e %s ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done\n", shQuote(gate))
@@ -140,8 +140,8 @@ func qwenKbs(t *testing.T, s *sandbox, mode kbsMode, gate string) {
 	writeFile(t, filepath.Join(s.bin, "kbs"), b.String(), 0o755)
 }
 
-// hookPids is the file where qwenKbs records the hook processes.
-func (s *sandbox) hookPids() string { return filepath.Join(s.root, "hook.pids") }
+// hookGroups is the file where qwenKbs records the hooks' process groups.
+func (s *sandbox) hookGroups() string { return filepath.Join(s.root, "hook.groups") }
 
 // kbsRuns returns the fake kbs's calls: the first tries, and the --raw
 // retries nowhook makes after a failure.
@@ -166,41 +166,32 @@ func (s *sandbox) kbsRuns(t *testing.T) (first, raw int) {
 	return first, raw
 }
 
-// waitHooks waits until every hook process that called the fake kbs has
-// exited, so that Qwen Code has the hook's output before the next prompt
-// (after an automatic compression Qwen does not wait for the hook).
-func waitHooks(t *testing.T, ctx context.Context, s *sandbox) {
+// waitHooks waits until want hooks have called the fake kbs and Qwen Code
+// has reaped the process it started for each (the leader of the hook's
+// process group), so that Qwen has the hooks' output before the next
+// prompt: after an automatic compression Qwen does not wait for the hook.
+func waitHooks(t *testing.T, ctx context.Context, s *sandbox, want int) {
 	t.Helper()
 	for {
-		b, _ := os.ReadFile(s.hookPids())
+		b, _ := os.ReadFile(s.hookGroups())
+		groups := strings.Fields(string(b))
 		running := 0
-		for _, f := range strings.Fields(string(b)) {
-			if pid, err := strconv.Atoi(f); err == nil && reminderRunning(pid) {
-				running++
+		for _, g := range groups {
+			if pgid, err := strconv.Atoi(g); err == nil && pgid > 1 {
+				if _, err := os.Stat(fmt.Sprintf("/proc/%d", pgid)); err == nil {
+					running++ // alive, or exited and not yet reaped by Qwen
+				}
 			}
 		}
-		if running == 0 {
+		if len(groups) >= want && running == 0 {
 			return
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("a compact hook was still running at the deadline: %v", ctx.Err())
+			t.Fatalf("waiting for %d compact hook(s) to end (%d started, %d not reaped): %v", want, len(groups), running, ctx.Err())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-}
-
-// reminderRunning reports whether pid is a live `nowhook reminder`.
-func reminderRunning(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-		return false
-	}
-	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	return bytes.Contains(cmdline, []byte("reminder"))
 }
 
 // qwenSession is what one stream-json session printed.
