@@ -7,7 +7,8 @@
 # PostToolUse payload (a 4 KiB tool response) on stdin, in a project with
 # .kanbus.yml, the fake kbs on PATH and a 3 MB Claude Code transcript (or a
 # Codex rollout) whose newest reply is at 60% or 90% of the window:
-#   true                the bare hook: `true`, the floor
+#   true                the bare hook: `true`, the floor (a shell builtin)
+#   /bin/true           the cheapest hook that starts a program
 #   below (claude)      the wrapper script, nowhook-reminder --checkpoint,
 #                       60%: reads the transcript, re-arms, prints nothing
 #                       (what almost every call costs)
@@ -89,6 +90,7 @@ func main() {
 	wrapper := "/bin/sh " + filepath.Join(work, "checkpoint.sh")
 	cases := []*bench{
 		{name: "true", cmd: "true", path: bin, transcript: claude + ".60"},
+		{name: "/bin/true", cmd: "/bin/true", path: bin, transcript: claude + ".60"},
 		{name: "below (claude)", cmd: wrapper, path: bin, transcript: claude + ".60"},
 		{name: "below (codex)", cmd: wrapper, path: bin, transcript: codex + ".60"},
 		{name: "latched (claude)", cmd: wrapper, path: bin, transcript: claude + ".90"},
