@@ -1,11 +1,20 @@
-// Package e2e proves, with the real Claude Code and Codex CLI binaries, that
-// what `nowhook setup` writes makes each agent put the Kanbus reminder into
-// the first model request after a context compaction.
+// Package e2e runs the real agent clients against what `nowhook setup`
+// writes: Claude Code, Codex CLI (through `codex exec` and `codex
+// app-server`), Qwen Code, OpenCode (`opencode serve`) and Gemini CLI. For
+// the agents that re-inject, the tests prove that the Kanbus reminder
+// reaches the first model request after a compaction (for Qwen Code's
+// automatic compression, the request after that one), and that nothing
+// reaches the model when kbs fails; for Gemini CLI, which cannot re-inject,
+// that the kbs-now block in GEMINI.md is still in the first request after a
+// compression. The checkpoint_* tests check, on Claude Code and Codex CLI,
+// the mid-session checkpoint and the summary hint.
 //
-// The package holds only tests. They run each client offline against a mock
-// model server on 127.0.0.1 (mock_*_test.go hold the recipes) and skip
-// with a clear message when a client is not found: set CLAUDE_BIN and
-// CODEX_BIN, or put claude and codex on PATH (.ci/run installs the pinned
-// versions with scripts/install-agents.sh). With NOWHOOK_E2E_REQUIRE_AGENTS
-// set, as in CI, a missing client fails the test instead.
+// The package holds only tests. Each client runs offline against a mock
+// model server on 127.0.0.1 (mock_*_test.go hold the recipes). A client is
+// found through its variable, CLAUDE_BIN, CODEX_BIN, QWEN_BIN, OPENCODE_BIN
+// or GEMINI_BIN, or else as claude, codex, qwen, opencode or gemini on PATH;
+// `eval "$(sh scripts/install-agents.sh)"` installs the pinned versions and
+// sets the five variables. A test whose client is missing skips and says
+// why, unless NOWHOOK_E2E_REQUIRE_AGENTS is set (as .ci/run sets it): then
+// the missing client fails the test.
 package e2e

@@ -499,7 +499,7 @@ var modeCheck = checkFunc{"mode", func(d *doctor, a *agent) []Finding {
 	case agentpkg.Reinject:
 		f.Message = a.p.Title + ": re-inject after compaction (" + strings.TrimPrefix(a.p.Reinject, "yes: ") + ")"
 	case agentpkg.OnDemand:
-		f.Message = a.p.Title + ": on-demand only, AGENTS.md teaches `kbs now`"
+		f.Message = a.p.Title + ": on-demand only, " + teachesKbsNow(a.p)
 		if refusal != "" {
 			f.Message += " (" + refusal + ")"
 		} else {
@@ -516,6 +516,39 @@ var modeCheck = checkFunc{"mode", func(d *doctor, a *agent) []Finding {
 	}
 	return []Finding{f}
 }}
+
+// onDemandFiles lists the files whose block teaches `kbs now` in the
+// agent's on-demand mode: the Markdown blocks that mode writes, leaving out
+// those that go only into a file that already exists.
+func onDemandFiles(p *agentpkg.Agent) []string {
+	spec, _ := p.Spec(agentpkg.OnDemand)
+	var files []string
+	for _, art := range spec.Artifacts {
+		if b, ok := art.(*agentpkg.Block); ok && !b.IfPresent && !containsString(files, b.File) {
+			files = append(files, b.File)
+		}
+	}
+	return files
+}
+
+// teachesKbsNow names the files that teach `kbs now` to the agent in its
+// on-demand mode, with the verb: "AGENTS.md teaches `kbs now`",
+// "GEMINI.md and AGENTS.md teach `kbs now`".
+func teachesKbsNow(p *agentpkg.Agent) string {
+	files := onDemandFiles(p)
+	if len(files) == 1 {
+		return files[0] + " teaches `kbs now`"
+	}
+	return joinFiles(files) + " teach `kbs now`"
+}
+
+// joinFiles joins file names for a sentence: "A", "A and B", "A, B and C".
+func joinFiles(files []string) string {
+	if len(files) < 2 {
+		return strings.Join(files, "")
+	}
+	return strings.Join(files[:len(files)-1], ", ") + " and " + files[len(files)-1]
+}
 
 func exists(path string) bool {
 	_, err := os.Lstat(path)

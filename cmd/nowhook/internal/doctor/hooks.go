@@ -362,7 +362,7 @@ var wrongEventCheck = checkFunc{"inject-event", func(d *doctor, a *agent) []Find
 			}
 			fix := "delete the " + h.event + " entry at " + h.where()
 			if a.p.Refused[agentpkg.Reinject] != "" {
-				fix += "; " + d.setupFix(a.p.Name) + " teaches `kbs now` in AGENTS.md instead"
+				fix += "; " + d.setupFix(a.p.Name) + " teaches `kbs now` in " + joinFiles(onDemandFiles(a.p)) + " instead"
 			} else {
 				fix += "; " + d.setupFix(a.p.Name) + " installs the SessionStart compact hook"
 			}
