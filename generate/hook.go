@@ -44,3 +44,19 @@ func RunsScript(script string) func(command string) bool {
 		return false
 	}
 }
+
+// Group is a matcher group with one command handler that runs command
+// (which runs script) with timeout seconds; an empty matcher is left out
+// (events without matchers, such as UserPromptSubmit and PreCompact).
+func Group(matcher, command, script string, timeout int) Hook {
+	var entry Ordered
+	if matcher != "" {
+		entry = append(entry, Member{"matcher", matcher})
+	}
+	entry = append(entry, Member{"hooks", []Ordered{{
+		{"type", "command"},
+		{"command", command},
+		{"timeout", timeout},
+	}}})
+	return Hook{Entry: entry, Ours: RunsScript(script)}
+}

@@ -12,8 +12,9 @@ import (
 	"time"
 )
 
-// Version is the current template version.
-const Version = 1
+// Version is the current template version. v2: the kbs-now block says
+// how to checkpoint by hand; the checkpoint and summary-hint scripts.
+const Version = 2
 
 // Wrapper is the wrapper script that the agents' hooks run. Line 1 is
 // "#!/bin/sh"; the generator inserts the signature line after it.
@@ -42,6 +43,29 @@ var OnDemand string
 //
 //go:embed opencode-plugin.js
 var OpenCodePlugin string
+
+// Checkpoint is the checkpoint script that PostToolUse and
+// UserPromptSubmit hooks run (setup --checkpoint).
+//
+//go:embed checkpoint.sh
+var Checkpoint string
+
+// SummaryHint is the script of Claude Code's PreCompact hook that gives the
+// summariser the in-progress issues (setup --checkpoint).
+//
+//go:embed summary-hint.sh
+var SummaryHint string
+
+// RenderCheckpoint returns the checkpoint script with its threshold (a
+// percentage of the context window) and budget filled in.
+func RenderCheckpoint(at int, budget time.Duration) string {
+	return strings.NewReplacer("@AT@", strconv.Itoa(at), "@TIMEOUT@", budget.String()).Replace(Checkpoint)
+}
+
+// RenderSummaryHint returns the summary-hint script with its budget.
+func RenderSummaryHint(budget time.Duration) string {
+	return strings.NewReplacer("@TIMEOUT@", budget.String()).Replace(SummaryHint)
+}
 
 // RenderWrapper returns the wrapper with the hook budget filled in.
 func RenderWrapper(budget time.Duration) string {

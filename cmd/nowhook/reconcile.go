@@ -18,10 +18,17 @@ import (
 // does not (remove is the mode that owns nothing). Agents that are not
 // targets are left as they are.
 
-// target is an agent and the mode it should end up in; "" is nothing.
+// target is an agent and the mode it should end up in ("" is nothing),
+// with the checkpoint or without.
 type target struct {
-	agent *agent.Agent
-	mode  agent.Mode
+	agent      *agent.Agent
+	mode       agent.Mode
+	checkpoint bool
+}
+
+// wants reports whether art belongs to the target's desired state.
+func (t target) wants(art agent.Artifact) bool {
+	return t.mode != "" && t.agent.Desired(t.mode, t.checkpoint, art)
 }
 
 // step is what the reconcile does to one artifact.
@@ -57,13 +64,13 @@ func reconcile(p *plan, rec *record, targets []target, others []*agent.Agent, o 
 	var plans []*agentPlan
 	for _, t := range targets {
 		ap := &agentPlan{t: t}
-		if t.mode != "" && t.agent.Trust != nil && t.agent.Wants(t.mode, t.agent.Trust.Hook) && t.agent.Trust.Preflight != nil {
+		if t.mode != "" && t.agent.NeedsTrust(t.mode, t.checkpoint) && t.agent.Trust.Preflight != nil {
 			if err := t.agent.Trust.Preflight(p.root); err != nil {
 				return nil, refused(err)
 			}
 		}
 		for _, art := range t.agent.Owned() {
-			if t.mode != "" && t.agent.Wants(t.mode, art) {
+			if t.wants(art) {
 				s, err := r.apply(art)
 				if err != nil {
 					return nil, refused(err)
@@ -79,7 +86,7 @@ func reconcile(p *plan, rec *record, targets []target, others []*agent.Agent, o 
 		owned := ap.t.agent.Owned()
 		for j := len(owned) - 1; j >= 0; j-- {
 			art := owned[j]
-			if ap.t.mode != "" && ap.t.agent.Wants(ap.t.mode, art) {
+			if ap.t.wants(art) {
 				continue
 			}
 			if user := r.usedByOther(art); user != nil {
@@ -90,12 +97,12 @@ func reconcile(p *plan, rec *record, targets []target, others []*agent.Agent, o 
 				}
 				continue
 			}
-			if tr := ap.t.agent.Trust; tr != nil && art == agent.Artifact(tr.Hook) {
+			if h, ok := art.(*agent.HookEntry); ok && ap.t.agent.Trust != nil && h.File.Path == ap.t.agent.Trust.Hook.File.Path {
 				c, err := p.file(art.Path())
 				if err != nil {
 					return nil, refused(err)
 				}
-				ap.trustKeys = tr.Keys(p.root, c.next)
+				ap.trustKeys = append(ap.trustKeys, ap.t.agent.Trust.Keys(p.root, c.next, h.File.Event)...)
 			}
 			s, err := r.remove(art)
 			if err != nil {

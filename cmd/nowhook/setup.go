@@ -34,6 +34,11 @@ type setupOptions struct {
 	agents     string // the --agents list; empty: the detected agents
 	agentsSet  bool   // --agents was given
 	wizard     bool   // the wizard chose the agents and modes
+	// checkpoint is --checkpoint; checkpointSet says it was given (without
+	// it, each agent keeps the checkpoint it has). checkpointAt is
+	// --checkpoint-at (0: what is installed, else the default).
+	checkpoint, checkpointSet bool
+	checkpointAt              int
 	ask        asker  // asks the wizard's and the review's questions
 	budget     time.Duration
 }
@@ -61,6 +66,8 @@ func setupCmd(args []string, io stdio) error {
 	fs.Var((*durationFlag)(&o.budget), "timeout", "the time the hook gives kbs, with its unit (1s to 30s)")
 	fs.BoolVar(&o.trust, "trust-codex", false, "record the trust of our Codex hook in your Codex config, through codex app-server")
 	fs.BoolVar(&o.force, "force", false, "replace scripts at our paths even when they were changed by hand")
+	fs.BoolVar(&o.checkpoint, "checkpoint", false, "also install the checkpoint: near a full context the agent is told once to write its progress into its Kanbus issues (--checkpoint=false takes it away; without the flag each agent keeps what it has)")
+	fs.IntVar(&o.checkpointAt, "checkpoint-at", 0, "with --checkpoint: the share of the context window, in percent, at which it fires (default 85)")
 	fs.BoolVar(&o.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask line by line, for screen readers (answers may come from a pipe)")
 	const about = "Usage: nowhook setup [flags]\n\nInstalls the Kanbus compaction hook for the repository's agents, and takes\naway what nowhook installed for a mode an agent no longer uses.\n\nFlags:\n"
 	if done, err := parseFlags(fs, args, about, io); done || err != nil {
@@ -73,6 +80,22 @@ func setupCmd(args []string, io stdio) error {
 	})
 	if o.fullDiff && !o.dryRun {
 		return usageError("--diff goes with --dry-run")
+	}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "checkpoint":
+			o.checkpointSet = true
+		case "checkpoint-at":
+			if !o.checkpointSet {
+				o.checkpoint, o.checkpointSet = true, true
+			}
+		}
+	})
+	if o.checkpointAt != 0 && (o.checkpointAt < 50 || o.checkpointAt > 95) {
+		return usageError("--checkpoint-at %d is out of range: allowed 50 to 95 (percent of the context window)", o.checkpointAt)
+	}
+	if o.checkpointAt != 0 && !o.checkpoint {
+		return usageError("--checkpoint-at goes with --checkpoint")
 	}
 	if o.budget < minBudget || o.budget > maxBudget {
 		return usageError("--timeout %s is out of range: allowed 1s to 30s", o.budget)
@@ -172,18 +195,57 @@ func anyDetected(found []agent.Found) bool {
 	return false
 }
 
-// trustWanted reports whether a choice installs a hook that needs trust.
-func trustWanted(c agent.Choice) bool {
-	return c.Agent.Trust != nil && c.Agent.Wants(c.Mode, c.Agent.Trust.Hook)
+// checkpointState reports whether the agent has its checkpoint installed
+// in root, and the threshold it was installed with.
+func checkpointState(root string, a *agent.Agent) (on bool, at int) {
+	for _, art := range a.Checkpoint {
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(art.Path())))
+		if err != nil || !art.Present(b) {
+			continue
+		}
+		on = true
+		if n, ok := agent.CheckpointIn(b); ok {
+			at = n
+		}
+	}
+	return on, at
+}
+
+// setupTargets turns the choices into the desired state: each agent's
+// mode, and its checkpoint as --checkpoint says, else as installed. It
+// returns the checkpoint's threshold: --checkpoint-at, else what is
+// installed, else the default.
+func setupTargets(o setupOptions, root string, choices []agent.Choice, io stdio) ([]target, int) {
+	var targets []target
+	at := o.checkpointAt
+	for _, c := range choices {
+		t := target{agent: c.Agent, mode: c.Mode, checkpoint: o.checkpoint}
+		if !o.checkpointSet {
+			var was int
+			t.checkpoint, was = checkpointState(root, c.Agent)
+			if at == 0 {
+				at = was
+			}
+		}
+		if t.checkpoint && len(c.Agent.Checkpoint) == 0 && o.checkpointSet {
+			fmt.Fprintf(io.out, "Note: %s has no hook that can add context mid-session, so it gets no automatic checkpoint; its kbs-now block says how to write one by hand.\n", c.Agent.Title)
+		}
+		targets = append(targets, t)
+	}
+	if at == 0 {
+		at = agent.DefaultCheckpointAt
+	}
+	return targets, at
 }
 
 // setup plans, checks and writes; every line after the options are
 // decided is shared by the wizard and --yes.
 func setup(o setupOptions, root string, found []agent.Found, choices []agent.Choice, io stdio) error {
-	var trusting []agent.Choice
-	for _, c := range choices {
-		if trustWanted(c) {
-			trusting = append(trusting, c)
+	targets, at := setupTargets(o, root, choices, io)
+	var trusting []*agent.Agent
+	for _, t := range targets {
+		if t.agent.NeedsTrust(t.mode, t.checkpoint) {
+			trusting = append(trusting, t.agent)
 		}
 	}
 	if o.trust && len(trusting) == 0 {
@@ -191,8 +253,8 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 	}
 	if o.trust && !o.dryRun {
 		// Before anything is written: the trust step needs its program.
-		for _, c := range trusting {
-			if err := c.Agent.Trust.Available(); err != nil {
+		for _, a := range trusting {
+			if err := a.Trust.Available(); err != nil {
 				return failedUntouched(fmt.Errorf("--trust-codex: %w", err))
 			}
 		}
@@ -204,13 +266,9 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 		}
 		fmt.Fprintf(io.out, "No agent detected; configuring %s.\n", strings.Join(names, " and "))
 	}
-	var targets []target
-	for _, c := range choices {
-		targets = append(targets, target{agent: c.Agent, mode: c.Mode})
-	}
 	p := newPlan(root)
 	rec := loadRecord(root)
-	plans, err := reconcile(p, rec, targets, inUse(root, rec, targets, found), agent.Options{Budget: o.budget, Force: o.force})
+	plans, err := reconcile(p, rec, targets, inUse(root, rec, targets, found), agent.Options{Budget: o.budget, Force: o.force, CheckpointAt: at})
 	if err == nil {
 		err = p.check()
 	}
@@ -237,12 +295,12 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 	printSummary(io.out, plans, func(t target) string { return onDemandReason(t, o) })
 	var failure error
 	ctx := context.Background()
-	for _, c := range trusting {
+	for _, a := range trusting {
 		if !o.trust {
-			fmt.Fprintln(io.out, c.Agent.Trust.Hint)
+			fmt.Fprintln(io.out, a.Trust.Hint)
 			continue
 		}
-		msg, err := c.Agent.Trust.Record(ctx, root)
+		msg, err := a.Trust.Record(ctx, root)
 		if err != nil {
 			fmt.Fprintf(io.err, "nowhook setup: --trust-codex: %v\nThe hook files were written; only the trust step failed.\n", err)
 			failure = errSilent{exitFailed}

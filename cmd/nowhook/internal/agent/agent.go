@@ -12,7 +12,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -40,7 +42,17 @@ type Options struct {
 	// Force replaces scripts at our paths that were changed by hand or
 	// are not ours.
 	Force bool
+	// CheckpointAt is the share of the context window, in percent, at
+	// which the checkpoint fires (setup --checkpoint-at).
+	CheckpointAt int
 }
+
+// DefaultCheckpointAt is the checkpoint's threshold without --checkpoint-at.
+const DefaultCheckpointAt = 85
+
+// HintBudget is the time the summary hint gives kbs: it delays the
+// compaction while it runs.
+const HintBudget = 2 * time.Second
 
 // DefaultBudget is the hook's budget for kbs when --timeout is not given.
 const DefaultBudget = 5 * time.Second
@@ -73,6 +85,11 @@ type Agent struct {
 	// Trust is a step that makes the agent run our hook at all (Codex's
 	// hook trust), or nil.
 	Trust *Trust
+	// Checkpoint are the artifacts `setup --checkpoint` adds, in any mode:
+	// hooks that tell the agent to write its progress into Kanbus before
+	// the context fills (and, where the agent has one, a summary hint);
+	// none for an agent without a hook that can add context mid-session.
+	Checkpoint []Artifact
 }
 
 // Glob is a pattern, relative to the repository root, that shows an agent
@@ -177,6 +194,11 @@ func (a *Agent) Owned() []Artifact {
 			}
 		}
 	}
+	for _, art := range a.Checkpoint {
+		if !containsArtifact(out, art) {
+			out = append(out, art)
+		}
+	}
 	return out
 }
 
@@ -185,6 +207,44 @@ func (a *Agent) Wants(m Mode, art Artifact) bool {
 	s, ok := a.Spec(m)
 	return ok && containsArtifact(s.Artifacts, art)
 }
+
+// Desired reports whether art belongs to the desired state: mode m, with
+// the checkpoint or without.
+func (a *Agent) Desired(m Mode, checkpoint bool, art Artifact) bool {
+	return a.Wants(m, art) || (checkpoint && containsArtifact(a.Checkpoint, art))
+}
+
+// NeedsTrust reports whether the desired state installs hooks that need
+// the agent's trust step.
+func (a *Agent) NeedsTrust(m Mode, checkpoint bool) bool {
+	if a.Trust == nil {
+		return false
+	}
+	if a.Wants(m, a.Trust.Hook) {
+		return true
+	}
+	for _, art := range a.Checkpoint {
+		if checkpoint {
+			if _, ok := art.(*HookEntry); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// CheckpointIn reports whether content is a checkpoint script of ours and
+// the threshold it was rendered with.
+func CheckpointIn(content []byte) (at int, ok bool) {
+	m := checkpointAtRE.FindSubmatch(content)
+	if m == nil {
+		return 0, false
+	}
+	at, err := strconv.Atoi(string(m[1]))
+	return at, err == nil
+}
+
+var checkpointAtRE = regexp.MustCompile(`(?m)^\s*exec nowhook(?:-| )reminder --checkpoint --at (\d+) `)
 
 func containsArtifact(list []Artifact, art Artifact) bool {
 	for _, x := range list {

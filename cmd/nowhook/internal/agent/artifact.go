@@ -233,3 +233,19 @@ func onDemandOnly() []Artifact { return []Artifact{OnDemandBlock, KanbusAgentsBl
 func wrapper(path string) *Script {
 	return &Script{File: path, Body: func(o Options) string { return templates.RenderWrapper(o.Budget) }, Reminder: true}
 }
+
+// checkpointScript is the checkpoint script at path, and hintScript the
+// summary-hint script: signed like the wrapper, with no fallback.
+func checkpointScript(path string) *Script {
+	return &Script{File: path, Body: func(o Options) string {
+		at := o.CheckpointAt
+		if at == 0 {
+			at = DefaultCheckpointAt
+		}
+		return templates.RenderCheckpoint(at, o.Budget)
+	}}
+}
+
+func hintScript(path string) *Script {
+	return &Script{File: path, Body: func(Options) string { return templates.RenderSummaryHint(HintBudget) }}
+}

@@ -40,6 +40,41 @@ var (
 		Name: "compact-instructions", Version: templates.Version, Body: templates.CompactInstructions, Heading: "Compact Instructions"}}
 )
 
+// The checkpoint (setup --checkpoint), as measured on 2.1.332: JSON
+// additionalContext from a PostToolUse hook reaches the very next request
+// of the turn, plain stdout of a UserPromptSubmit hook the request of that
+// prompt; both run one script, which fires once per climb (its latch is
+// per session). PreCompact's stdout is added to the summariser's
+// instructions: the summary hint (docs/platforms.md#checkpoint-and-summary-hint).
+const (
+	ClaudeCheckpointScript = ".claude/hooks/kanbus-checkpoint.sh"
+	ClaudeHintScript       = ".claude/hooks/kanbus-summary-hint.sh"
+)
+
+// claudeEvent is .claude/settings.json with our entry under event.
+func claudeEvent(event string) generate.HookFile {
+	f := ClaudeSettings
+	f.Event = event
+	return f
+}
+
+var (
+	claudeCheckpointCommand = `"$CLAUDE_PROJECT_DIR"/` + ClaudeCheckpointScript
+	claudeCheckpoint        = []Artifact{
+		&HookEntry{File: claudeEvent("PostToolUse"), Script: ClaudeCheckpointScript, Hook: func(o Options) generate.Hook {
+			return generate.Group("*", claudeCheckpointCommand, ClaudeCheckpointScript, generate.HookTimeout(o.Budget))
+		}},
+		&HookEntry{File: claudeEvent("UserPromptSubmit"), Script: ClaudeCheckpointScript, Hook: func(o Options) generate.Hook {
+			return generate.Group("", claudeCheckpointCommand, ClaudeCheckpointScript, generate.HookTimeout(o.Budget))
+		}},
+		checkpointScript(ClaudeCheckpointScript),
+		&HookEntry{File: claudeEvent("PreCompact"), Script: ClaudeHintScript, Hook: func(Options) generate.Hook {
+			return generate.Group("", `"$CLAUDE_PROJECT_DIR"/`+ClaudeHintScript, ClaudeHintScript, generate.HookTimeout(HintBudget))
+		}},
+		hintScript(ClaudeHintScript),
+	}
+)
+
 var claude = &Agent{
 	Name:     "claude",
 	Title:    "Claude Code",
@@ -68,5 +103,6 @@ var claude = &Agent{
 			"PostCompact": "Claude Code shows PostCompact output to the user only; use SessionStart with matcher compact",
 		},
 	},
-	Checks: []string{"mode", "hooks-file", "disabled", "hook", "script", "twice", "inject-event", "precompact-block", "md"},
+	Checks:     []string{"mode", "hooks-file", "disabled", "hook", "script", "twice", "inject-event", "precompact-block", "md"},
+	Checkpoint: claudeCheckpoint,
 }

@@ -32,6 +32,37 @@ const CodexScript = ".codex/hooks/kanbus-compaction-right-now.sh"
 // Codex runs it with /bin/bash -c.
 const CodexCommand = `d=$PWD; while [ "$d" != / ] && [ ! -x "$d/` + CodexScript + `" ]; do d=${d%/*}; d=${d:-/}; done; [ ! -x "$d/` + CodexScript + `" ] || exec "$d/` + CodexScript + `"`
 
+// CodexCheckpointScript is the checkpoint script (setup --checkpoint),
+// found the same way. Measured on 0.171.0: a PostToolUse hook's JSON
+// additionalContext and a UserPromptSubmit hook's output reach the model;
+// each entry needs its own trust. Codex has no summary hint: its
+// PreCompact output cannot add instructions.
+const CodexCheckpointScript = ".codex/hooks/kanbus-checkpoint.sh"
+
+var codexCheckpointCommand = `d=$PWD; while [ "$d" != / ] && [ ! -x "$d/` + CodexCheckpointScript + `" ]; do d=${d%/*}; d=${d:-/}; done; [ ! -x "$d/` + CodexCheckpointScript + `" ] || exec "$d/` + CodexCheckpointScript + `"`
+
+// codexEvent is .codex/hooks.json with our entry under event.
+func codexEvent(event string) generate.HookFile {
+	f := CodexHooks
+	f.Event = event
+	return f
+}
+
+var codexCheckpoint = []Artifact{
+	&HookEntry{File: codexEvent("PostToolUse"), Script: CodexCheckpointScript, Hook: func(o Options) generate.Hook {
+		return generate.Group("*", codexCheckpointCommand, CodexCheckpointScript, generate.HookTimeout(o.Budget))
+	}},
+	&HookEntry{File: codexEvent("UserPromptSubmit"), Script: CodexCheckpointScript, Hook: func(o Options) generate.Hook {
+		return generate.Group("", codexCheckpointCommand, CodexCheckpointScript, generate.HookTimeout(o.Budget))
+	}},
+	checkpointScript(CodexCheckpointScript),
+}
+
+// codexOurs recognises the command of any hook entry of ours.
+func codexOurs(command string) bool {
+	return generate.RunsScript(CodexScript)(command) || generate.RunsScript(CodexCheckpointScript)(command)
+}
+
 // CodexHooks is the schema of a project's .codex/hooks.json. Codex 0.171.0
 // parses it strictly, and drops the whole file for a comment, a trailing
 // comma or an entry of the wrong shape.
@@ -86,7 +117,8 @@ var codex = &Agent{
 			"PostCompact": "Codex's PostCompact hooks cannot inject context; use SessionStart with matcher compact",
 		},
 	},
-	Checks: []string{"mode", "hooks-file", "config", "hook", "script", "inject-event", "features", "layers", "trust", "agents-md-cap"},
+	Checks:     []string{"mode", "hooks-file", "config", "hook", "script", "inject-event", "features", "layers", "trust", "agents-md-cap"},
+	Checkpoint: codexCheckpoint,
 	Trust: &Trust{
 		Hook:      codexHook,
 		Hint:      "Codex skips untrusted hooks without a word; to trust ours, run: nowhook setup --yes --agents codex --trust-codex",
@@ -110,9 +142,9 @@ type Trust struct {
 	// Record records the trust of our hook (and the project) and says what
 	// it did.
 	Record func(ctx context.Context, root string) (string, error)
-	// Keys lists the trust keys of our entries in the hook file content
-	// cur (positions: compute them before our entry is removed).
-	Keys func(root string, cur []byte) []string
+	// Keys lists the trust keys of our entries under event in the hook
+	// file content cur (positions: compute them before an entry is removed).
+	Keys func(root string, cur []byte, event string) []string
 	// Forget removes the trust recorded for keys, or says how to.
 	Forget func(ctx context.Context, root string, keys []string) (string, error)
 	// Preflight refuses a setup that the agent's other config makes
@@ -143,14 +175,13 @@ func recordCodexTrust(ctx context.Context, root string) (string, error) {
 		return "", err
 	}
 	hooksFile := filepath.Join(canonical, filepath.FromSlash(CodexHooks.Path))
-	ours := generate.RunsScript(CodexScript)
 	ctx, cancel := context.WithTimeout(ctx, trustTimeout)
 	defer cancel()
 	res, err := codexapp.Trust(ctx, codexapp.Options{Codex: bin, Dir: canonical, ClientVersion: "nowhook"}, codexapp.TrustRequest{
 		Root:    canonical,
 		Project: true,
 		Select: func(h codexapp.Hook) bool {
-			return h.SourcePath == hooksFile && ours(h.Command)
+			return h.SourcePath == hooksFile && codexOurs(h.Command)
 		},
 	})
 	if err != nil {
@@ -176,8 +207,9 @@ func recordCodexTrust(ctx context.Context, root string) (string, error) {
 	return "codex: trusted " + strings.Join(done, " and ") + " in " + where, nil
 }
 
-// codexTrustKeys lists the hooks.state keys of our handlers in hooks.json.
-func codexTrustKeys(root string, cur []byte) []string {
+// codexTrustKeys lists the hooks.state keys of our handlers under event
+// in hooks.json.
+func codexTrustKeys(root string, cur []byte, event string) []string {
 	p, err := CodexHooks.ParseHookFile(cur)
 	if err != nil || p.Doc == nil {
 		return nil
@@ -187,18 +219,17 @@ func codexTrustKeys(root string, cur []byte) []string {
 		canonical = root
 	}
 	hooksFile := filepath.Join(canonical, filepath.FromSlash(CodexHooks.Path))
-	ours := generate.RunsScript(CodexScript)
 	doc, _ := p.Doc.(map[string]any)
 	events, _ := doc["hooks"].(map[string]any)
-	groups, _ := events[CodexHooks.Event].([]any)
+	groups, _ := events[event].([]any)
 	var keys []string
 	for gi, g := range groups {
 		group, _ := g.(map[string]any)
 		handlers, _ := group["hooks"].([]any)
 		for hi, h := range handlers {
 			handler, _ := h.(map[string]any)
-			if cmd, _ := handler["command"].(string); ours(cmd) {
-				keys = append(keys, generate.CodexHookKey(hooksFile, CodexHooks.Event, gi, hi))
+			if cmd, _ := handler["command"].(string); codexOurs(cmd) {
+				keys = append(keys, generate.CodexHookKey(hooksFile, event, gi, hi))
 			}
 		}
 	}

@@ -317,7 +317,7 @@ func TestCleanClaude(t *testing.T) {
 		}
 	}
 	expectOne(t, fs, "claude.hook", OK, `matcher "compact"`, "timeout 6s")
-	expectOne(t, fs, "claude.script", OK, "current template (v1)")
+	expectOne(t, fs, "claude.script", OK, fmt.Sprintf("current template (v%d)", templates.Version))
 	expectOne(t, fs, "kanbus.query", OK, "1 item")
 	live := expectOne(t, fs, "live.claude", find(fs, "live.claude")[0].Severity, "failing kbs", "hanging kbs")
 	if !strings.Contains(live.Message, "your kbs") {
