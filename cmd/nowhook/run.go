@@ -26,10 +26,10 @@ const (
 const usage = `nowhook keeps a team's Kanbus work-in-progress in the agent's context after compaction.
 
 Usage:
-  nowhook setup [--yes] [--agents LIST] [--dir DIR] [--dry-run] [--timeout DURATION] [--trust-codex] [--force]
+  nowhook setup [--yes] [--agents LIST] [--dir DIR] [--dry-run [--diff]] [--timeout DURATION] [--checkpoint] [--checkpoint-at PERCENT] [--trust-codex] [--force]
   nowhook remove [--yes] [--agents LIST] [--dir DIR] [--dry-run]
   nowhook doctor [--dir DIR] [--json]
-  nowhook reminder [--timeout DURATION]
+  nowhook reminder [--timeout DURATION] [--checkpoint [--at PERCENT] | --hint]
   nowhook version
 
 Run 'nowhook COMMAND --help' for a command's flags.
