@@ -39,8 +39,8 @@ type setupOptions struct {
 	// --checkpoint-at (0: what is installed, else the default).
 	checkpoint, checkpointSet bool
 	checkpointAt              int
-	ask        asker  // asks the wizard's and the review's questions
-	budget     time.Duration
+	ask                       asker // asks the wizard's and the review's questions
+	budget                    time.Duration
 }
 
 const (
