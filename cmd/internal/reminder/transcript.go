@@ -49,12 +49,20 @@ type contextUse struct {
 	used   int64  // tokens in the context at the latest model reply
 	window int64  // the window the records state (Codex), 0 when they do not
 	model  string // the model the records name (Claude Code), "" if none
-	format string // "claude" or "codex", for the debug log
+	format string // formatMessages or formatRollout
 	after  string // "reply" or "compaction": what decided used
 	// current is false when a Claude Code transcript does not show the
 	// reply that asked for the tool call yet (see readContextUse).
 	current bool
 }
+
+// The transcript formats, told apart by their records: Claude Code's
+// message transcript, and Codex's rollout (its event log with
+// token_count and model_context_window).
+const (
+	formatMessages = "messages"
+	formatRollout  = "rollout"
+)
 
 var errNoUsage = errors.New("no model reply or compaction in the transcript's tail")
 
@@ -147,7 +155,7 @@ func (s *usageScan) line(b []byte) bool {
 	claudeCurrent := len(s.toolUseID) == 0 || bytes.Contains(b, s.toolUseID)
 	switch {
 	case r.typ == "system" && r.subtype == "compact_boundary":
-		s.decide(contextUse{used: r.postTokens, format: "claude", after: "compaction", current: claudeCurrent})
+		s.decide(contextUse{used: r.postTokens, format: formatMessages, after: "compaction", current: claudeCurrent})
 	case r.typ == "assistant" && r.hasMessage:
 		used := r.in + r.cacheCreate + r.cacheRead + r.out
 		if r.sidechain || !r.hasUsage || used <= 0 || r.model == "<synthetic>" {
@@ -157,19 +165,19 @@ func (s *usageScan) line(b []byte) bool {
 		if r.requestedModel != "" {
 			model = r.requestedModel // it keeps the "[1m]" of a 1M variant
 		}
-		s.decide(contextUse{used: used, model: model, format: "claude", after: "reply", current: claudeCurrent})
+		s.decide(contextUse{used: used, model: model, format: formatMessages, after: "reply", current: claudeCurrent})
 	case r.typ == "compacted":
-		s.decide(contextUse{format: "codex", after: "compaction", current: true})
+		s.decide(contextUse{format: formatRollout, after: "compaction", current: true})
 	case r.typ == "token_usage_record" && r.hasTotal:
-		s.decide(contextUse{used: r.total, format: "codex", after: "reply", current: true})
+		s.decide(contextUse{used: r.total, format: formatRollout, after: "reply", current: true})
 	case r.typ == "event_msg" && r.payloadType == "token_count" && r.hasTotal:
-		s.decide(contextUse{used: r.total, format: "codex", after: "reply", current: true})
+		s.decide(contextUse{used: r.total, format: formatRollout, after: "reply", current: true})
 	}
 	if r.hasWindow && r.window > 0 && s.use.window == 0 {
 		s.use.window = r.window
 	}
 	// Claude Code's records never state the window; Codex's do nearby.
-	return s.decided && (s.use.format == "claude" || s.use.window > 0)
+	return s.decided && (s.use.format == formatMessages || s.use.window > 0)
 }
 
 func (s *usageScan) decide(u contextUse) {
