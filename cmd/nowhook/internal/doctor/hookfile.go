@@ -289,7 +289,7 @@ func readBounded(path string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Matchers, the way Claude Code and Codex read them (PLATFORMS.md): case
+// Matchers, the way Claude Code and Codex read them (docs/platforms.md#claude-code, #codex-cli): case
 // sensitive; "*", empty or absent match everything; names joined by "|"
 // match exactly; anything with other regex metacharacters is an unanchored
 // regex search, and a regex that does not compile never matches.
