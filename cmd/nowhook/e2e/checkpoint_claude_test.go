@@ -14,29 +14,22 @@ const checkpointMarker = "Kanbus checkpoint: the context window is "
 // hintMarker opens the summary hint.
 const hintMarker = "Kanbus work in progress: keep every issue id and title below verbatim in the summary"
 
-// installClaudeCheckpoint puts the checkpoint (PostToolUse and
-// UserPromptSubmit) and the summary hint (PreCompact) into the repo's
-// .claude/settings.json, as the hook entries nowhook's setup is to write
-// for `--checkpoint`, running `nowhook reminder` straight from PATH.
-//
-// When setup writes them, this body becomes one line:
-// runCmd(t, ctx, s.env(nil), s.repo, "", filepath.Join(s.bin, "nowhook"), "setup", "--yes", "--agents", "claude", "--checkpoint").
-func installClaudeCheckpoint(t *testing.T, s *sandbox) {
+// installClaudeCheckpoint installs the checkpoint (PostToolUse and
+// UserPromptSubmit) and the summary hint (PreCompact) the way a user does,
+// with `nowhook setup --yes --agents claude=ondemand --checkpoint`: the
+// hook entries in the repo's .claude/settings.json and the signed scripts
+// they run. On demand, so that the checkpoint is all the hooks setup
+// writes: the default mode (reinject) adds the SessionStart compact hook,
+// whose wrapper runs kbs after every compaction (the tests count the kbs
+// calls of the checkpoint and the hint), and CLAUDE.md's Compact
+// Instructions, whose example id kbs-abc would reach every request.
+func installClaudeCheckpoint(t *testing.T, ctx context.Context, s *sandbox) {
 	t.Helper()
-	writeFile(t, filepath.Join(s.repo, ".claude", "settings.json"), `{
-  "hooks": {
-    "PostToolUse": [
-      {"matcher": "*", "hooks": [{"type": "command", "command": "nowhook reminder --checkpoint --timeout 5s", "timeout": 10}]}
-    ],
-    "UserPromptSubmit": [
-      {"hooks": [{"type": "command", "command": "nowhook reminder --checkpoint --timeout 5s", "timeout": 10}]}
-    ],
-    "PreCompact": [
-      {"hooks": [{"type": "command", "command": "nowhook reminder --hint --timeout 2s", "timeout": 7}]}
-    ]
-  }
-}
-`, 0o644)
+	res := runCmd(t, ctx, s.env(nil), s.repo, "", filepath.Join(s.bin, "nowhook"), "setup", "--yes", "--agents", "claude=ondemand", "--checkpoint")
+	if res.err != nil {
+		t.Fatalf("nowhook setup: %v\nstdout:\n%s\nstderr:\n%s", res.err, res.stdout, res.stderr)
+	}
+	t.Logf("nowhook setup: %s", strings.TrimSpace(res.stdout))
 }
 
 // claudeCheckpointScript is the model's side of one session (hello,
@@ -85,7 +78,7 @@ func claudeCheckpointRun(t *testing.T, mode kbsMode, script []checkpointStep, pr
 	m := newCheckpointAnthropic(t, script)
 	env := claudeEnv(s, &anthropicMock{srv: m.srv}) // claudeEnv reads only the server's URL
 	clientVersion(t, ctx, env, bin)
-	installClaudeCheckpoint(t, s)
+	installClaudeCheckpoint(t, ctx, s)
 
 	sess = runClaudeSession(t, ctx, bin, env, s.repo, prompts)
 	reqs := m.requests()

@@ -10,39 +10,40 @@ import (
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
 )
 
-// installCodexCheckpoint puts the checkpoint (PostToolUse and
-// UserPromptSubmit) into the repo's .codex/hooks.json, as the hook entries
-// nowhook's setup is to write for `--checkpoint`, running `nowhook
-// reminder` straight from PATH, and records their trust through Codex's
-// own app-server (the real trust path: no bypass flag), with the
-// project's trust.
-//
-// When setup writes them, this body becomes one line:
-// runCmd(t, ctx, env, s.repo, "", filepath.Join(s.bin, "nowhook"), "setup", "--yes", "--agents", "codex", "--checkpoint", "--trust-codex").
+// installCodexCheckpoint installs the checkpoint (PostToolUse and
+// UserPromptSubmit) the way a user does, with `nowhook setup --yes --agents
+// codex=ondemand --checkpoint --trust-codex`: the hook entries in the
+// repo's .codex/hooks.json and the signed script they run, and their
+// trust, with the project's, recorded through Codex's own app-server (the
+// real trust path: no bypass flag); Codex's own listing then shows both
+// checkpoint hooks trusted. On demand, so that the checkpoint is all the
+// hooks setup writes: the default mode (reinject) adds the SessionStart
+// compact hook, whose wrapper runs kbs after every compaction, and the
+// tests count the checkpoint's kbs calls.
 func installCodexCheckpoint(t *testing.T, ctx context.Context, s *sandbox, bin string, env []string) {
 	t.Helper()
-	writeFile(t, filepath.Join(s.repo, ".codex", "hooks.json"), `{
-  "hooks": {
-    "PostToolUse": [
-      {"matcher": "*", "hooks": [{"type": "command", "command": "nowhook reminder --checkpoint --timeout 5s", "timeout": 10}]}
-    ],
-    "UserPromptSubmit": [
-      {"hooks": [{"type": "command", "command": "nowhook reminder --checkpoint --timeout 5s", "timeout": 10}]}
-    ]
-  }
-}
-`, 0o644)
-	res, err := codexapp.Trust(ctx, codexapp.Options{Codex: bin, Env: env, Dir: s.repo, ClientVersion: "nowhook-e2e"},
-		codexapp.TrustRequest{Root: s.repo, Project: true, Select: func(h codexapp.Hook) bool {
-			return strings.Contains(h.Command, "nowhook reminder --checkpoint")
-		}})
+	res := runCmd(t, ctx, append(env, "CODEX_BIN="+bin), s.repo, "", filepath.Join(s.bin, "nowhook"), "setup", "--yes", "--agents", "codex=ondemand", "--checkpoint", "--trust-codex")
+	if res.err != nil {
+		t.Fatalf("nowhook setup: %v\nstdout:\n%s\nstderr:\n%s", res.err, res.stdout, res.stderr)
+	}
+	t.Logf("nowhook setup: %s", strings.TrimSpace(res.stdout))
+	l, err := codexapp.List(ctx, codexapp.Options{Codex: bin, Env: env, Dir: s.repo, ClientVersion: "nowhook-e2e"}, s.repo)
 	if err != nil {
-		t.Fatalf("recording the checkpoint hooks' trust: %v", err)
+		t.Fatalf("listing the hooks: %v", err)
 	}
-	if len(res.Hooks) != 2 {
-		t.Fatalf("trusted %d checkpoint hooks, want 2: %+v", len(res.Hooks), res.Hooks)
+	var checkpoint []codexapp.Hook
+	for _, h := range l.Hooks {
+		if strings.Contains(h.Command, ".codex/hooks/kanbus-checkpoint.sh") {
+			checkpoint = append(checkpoint, h)
+		}
 	}
-	for _, h := range res.Hooks {
+	if len(checkpoint) != 2 {
+		t.Fatalf("codex lists %d checkpoint hooks, want 2: %+v", len(checkpoint), l.Hooks)
+	}
+	for _, h := range checkpoint {
+		if h.TrustStatus != codexapp.StatusTrusted {
+			t.Fatalf("hook %s is %s, want trusted", h.Key, h.TrustStatus)
+		}
 		t.Logf("hooks/list: %s %s trusted (%s)", h.Key, h.EventName, h.CurrentHash)
 	}
 }

@@ -103,6 +103,6 @@ var claude = &Agent{
 			"PostCompact": "Claude Code shows PostCompact output to the user only; use SessionStart with matcher compact",
 		},
 	},
-	Checks:     []string{"mode", "hooks-file", "disabled", "hook", "script", "twice", "inject-event", "precompact-block", "md"},
+	Checks:     []string{"mode", "hooks-file", "disabled", "hook", "script", "twice", "inject-event", "precompact-block", "md", "checkpoint"},
 	Checkpoint: claudeCheckpoint,
 }

@@ -15,6 +15,23 @@ import (
 
 func init() {
 	register(claudeDisabledCheck, claudeTwiceCheck, claudeBlockingCheck, claudeMDCheck)
+	transcriptProbes["claude"] = claudeTranscript
+}
+
+// claudeTranscript is a Claude Code transcript for the checkpoint's live
+// runs (docs/platforms.md, "Checkpoint: reading the context use"): a
+// prompt, then the assistant record of the reply that asked for the tool
+// call, whose usage sums to the context use. Claude Code 2.1.332 gives
+// claude-sonnet-4-5 a 200,000-token window.
+var claudeTranscript = transcriptProbe{
+	about:  "a synthetic Claude Code transcript of claude-sonnet-4-5 with its 200000-token window",
+	window: 200_000,
+	toolID: "toolu_nowhook_doctor",
+	write: func(used int64) []byte {
+		return fmt.Appendf(nil, `{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"nowhook doctor"},"uuid":"nowhook-doctor-u"}
+{"parentUuid":"nowhook-doctor-u","isSidechain":false,"message":{"id":"msg_nowhook_doctor","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_nowhook_doctor","name":"Bash","input":{"command":"true"}}],"stop_reason":"tool_use","usage":{"input_tokens":%d,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":8}},"requestedModel":"claude-sonnet-4-5","type":"assistant","uuid":"nowhook-doctor-a"}
+`, used-8)
+	},
 }
 
 // claudeDisabledCheck: disableAllHooks turns every hook off.
@@ -106,13 +123,19 @@ func blocker(text []byte) (line int, what string, ok bool) {
 // claudeBlockingCheck: a PreCompact hook that exits 2 or prints
 // {"decision": "block"} stops compaction; at the context limit that can
 // deadlock the session (anthropics/claude-code#47618). Doctor reads the
-// command and every file it runs.
+// command and every file it runs, except the script of our own summary
+// hint (a checkpoint entry of the table) while it is nowhook's template,
+// unchanged: that never blocks.
 var claudeBlockingCheck = checkFunc{"precompact-block", func(d *doctor, a *agent) []Finding {
 	var out []Finding
 	for _, f := range a.files {
 		for _, h := range f.handlers {
 			if h.event != "PreCompact" {
 				continue
+			}
+			ourScript := ""
+			if s := a.checkpointSpec(h); s != nil {
+				ourScript = d.repoPath(s.script)
 			}
 			cause, fix := "", ""
 			if _, what, ok := blocker([]byte(h.command)); ok {
@@ -122,6 +145,9 @@ var claudeBlockingCheck = checkFunc{"precompact-block", func(d *doctor, a *agent
 				for _, p := range d.commandFiles(a, h.command) {
 					b, err := readBounded(p)
 					if err != nil {
+						continue
+					}
+					if state, _ := generate.InspectScript(b); p == ourScript && state == generate.ScriptOurs {
 						continue
 					}
 					if line, what, ok := blocker(b); ok {

@@ -23,6 +23,29 @@ import (
 
 func init() {
 	register(codexConfigCheck, codexFeaturesCheck, codexLayersCheck, codexTrustCheck{}, codexDocCapCheck)
+	transcriptProbes["codex"] = codexRollout
+}
+
+// codexRollout is a Codex rollout for the checkpoint's live runs
+// (docs/platforms.md, "Checkpoint: reading the context use"): the
+// session, a task_started with the model_context_window (95000: what
+// Codex 0.171.0 reports for a configured 100000), the function call and
+// the token_usage_record of its reply. Codex's payloads add turn_id and
+// model.
+var codexRollout = transcriptProbe{
+	about:  "a synthetic Codex rollout with model_context_window 95000",
+	window: 95_000,
+	toolID: "call_nowhook_doctor",
+	write: func(used int64) []byte {
+		return fmt.Appendf(nil, `{"timestamp":"2026-11-30T00:00:00.000Z","type":"session_meta","payload":{"id":"nowhook-doctor","cwd":"/","originator":"nowhook_doctor","cli_version":"0.171.0"}}
+{"timestamp":"2026-11-30T00:00:00.000Z","type":"event_msg","payload":{"type":"task_started","turn_id":"nowhook-doctor","model_context_window":95000}}
+{"timestamp":"2026-11-30T00:00:01.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"true\"}","call_id":"call_nowhook_doctor"}}
+{"timestamp":"2026-11-30T00:00:01.000Z","type":"token_usage_record","payload":{"thread_id":"nowhook-doctor","turn_id":"nowhook-doctor","response_id":"nowhook-doctor","usage":{"input_tokens":%d,"cached_input_tokens":0,"cache_write_input_tokens":0,"output_tokens":5,"reasoning_output_tokens":0,"total_tokens":%d}}}
+`, used-5, used)
+	},
+	payload: func(pl map[string]any) {
+		pl["turn_id"], pl["model"] = "nowhook-doctor", "gpt-5-codex"
+	},
 }
 
 // tomlFile is a Codex config.toml, read only.
@@ -188,9 +211,11 @@ func (codexTrustCheck) Start(ctx context.Context, d *doctor, a *agent) {
 	}
 }
 
+// Run reports the trust of every hook entry of ours: the compact hook's
+// and the checkpoint's (each entry is trusted on its own).
 func (codexTrustCheck) Run(d *doctor, a *agent) []Finding {
 	var ours []handler
-	for _, s := range a.specs {
+	for _, s := range append(append([]*ourSpec(nil), a.specs...), a.checkpoint...) {
 		for _, h := range s.ours {
 			if h.wrapped && h.index >= 0 {
 				ours = append(ours, h)
@@ -200,7 +225,7 @@ func (codexTrustCheck) Run(d *doctor, a *agent) []Finding {
 	if len(ours) == 0 {
 		return nil
 	}
-	fix := d.setupFix(a.p.Name, "--trust-codex")
+	fix := d.setupFix(a.agentArg(), "--trust-codex")
 	if a.listing != nil {
 		res := a.listing.wait()
 		if res.err == nil {

@@ -3,8 +3,10 @@
 // every way the Kanbus compaction reminder can be silently broken (SPEC,
 // "doctor"). It writes nothing itself; what it runs is the installed hooks
 // (with the user's kbs, and with a failing and a hanging fake kbs kept in a
-// temporary directory that it removes), `kbs now --json --list`, and, when
-// codex is on PATH, `codex app-server` to list hook trust.
+// temporary directory that it removes; the checkpoint's with a fake kbs
+// that lists two issues, on synthetic transcripts, its latch in that
+// directory too), `kbs now --json --list`, and, when codex is on PATH,
+// `codex app-server` to list hook trust.
 //
 // Every check is a small named unit behind one interface (check), run by
 // one runner that names its findings, shows $HOME as ~ and keeps the
@@ -46,12 +48,13 @@ const usage = `Usage: nowhook doctor [--dir DIR] [--json]
 Checks the repository's hook configuration for every agent that is set up
 or detected, the way each agent reads it, then runs each installed hook
 with a compact SessionStart payload (with your kbs, a failing one and a
-hanging one). It prints one table, RESULT CHECK MESSAGE, with the command
-that fixes each problem, and changes no file. (It runs kbs now --json --list
-as the hook does; a Kanbus with AI configured may then refresh its right-now
-summaries, as it does after every compaction. With codex on PATH, it asks
-codex app-server for the hooks' trust, and codex keeps its usual state in
-CODEX_HOME.)
+hanging one), and the checkpoint's (setup --checkpoint) on a synthetic
+transcript above and below its threshold, with a fake kbs. It prints one
+table, RESULT CHECK MESSAGE, with the command that fixes each problem, and
+changes no file. (It runs kbs now --json --list as the hook does; a Kanbus
+with AI configured may then refresh its right-now summaries, as it does
+after every compaction. With codex on PATH, it asks codex app-server for
+the hooks' trust, and codex keeps its usual state in CODEX_HOME.)
 
 Exit status: 0 when no check found an error, 1 when one did, 2 for usage.
 
@@ -339,6 +342,13 @@ type agent struct {
 	// says why it was not asked.
 	listing        *future[codexListing]
 	listingSkipped string
+	// checkpoint are the hook entries `setup --checkpoint` writes (the
+	// table's Checkpoint artifacts), each with ours found in the hook
+	// files, and cpScripts its scripts; cpLive is its live runs, once
+	// started (checkpoint.go).
+	checkpoint []*ourSpec
+	cpScripts  []*agentpkg.Script
+	cpLive     *cpLive
 }
 
 func (a *agent) present() bool {
@@ -356,7 +366,7 @@ func (a *agent) present() bool {
 // ourSpec is a hook entry setup writes: the file, its schema, and the
 // script the entry runs, from the agent table.
 type ourSpec struct {
-	mode   agentpkg.Mode
+	mode   agentpkg.Mode // "" for the checkpoint's, which any mode may have
 	rel    string
 	schema generate.HookFile
 	hook   func(budget time.Duration) generate.Hook
@@ -378,20 +388,18 @@ func (d *doctor) scan() {
 		}
 
 		for _, mh := range a.p.HookEntries() {
-			entry := mh.Hook
-			s := &ourSpec{mode: mh.Mode, rel: entry.File.Path, schema: entry.File, script: entry.Script,
-				hook: func(budget time.Duration) generate.Hook { return entry.Hook(agentpkg.Options{Budget: budget}) }}
-			ours := generate.RunsScript(s.script)
-			for _, f := range a.files {
-				for _, h := range f.handlers {
-					if h.event == s.schema.Event && ours(h.command) {
-						s.ours = append(s.ours, h)
-					}
-				}
-			}
+			s := a.spec(mh.Mode, mh.Hook)
 			a.specs = append(a.specs, s)
 			if a.mode == "" && (len(s.ours) > 0 || exists(filepath.Join(d.root, s.script))) {
 				a.mode = mh.Mode
+			}
+		}
+		for _, art := range a.p.Checkpoint {
+			switch art := art.(type) {
+			case *agentpkg.HookEntry:
+				a.checkpoint = append(a.checkpoint, a.spec("", art))
+			case *agentpkg.Script:
+				a.cpScripts = append(a.cpScripts, art)
 			}
 		}
 		for _, f := range a.files {
@@ -405,6 +413,23 @@ func (d *doctor) scan() {
 		}
 		d.agents = append(d.agents, a)
 	}
+}
+
+// spec is the table's hook entry, owned by mode, with our handlers of it
+// in the agent's hook files: those under its event whose command runs its
+// script.
+func (a *agent) spec(mode agentpkg.Mode, entry *agentpkg.HookEntry) *ourSpec {
+	s := &ourSpec{mode: mode, rel: entry.File.Path, schema: entry.File, script: entry.Script,
+		hook: func(budget time.Duration) generate.Hook { return entry.Hook(agentpkg.Options{Budget: budget}) }}
+	ours := generate.RunsScript(s.script)
+	for _, f := range a.files {
+		for _, h := range f.handlers {
+			if h.event == s.schema.Event && ours(h.command) {
+				s.ours = append(s.ours, h)
+			}
+		}
+	}
+	return s
 }
 
 // expand turns a table path into an absolute one: repository paths are

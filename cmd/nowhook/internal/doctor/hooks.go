@@ -285,60 +285,76 @@ var scriptCheck = checkFunc{"script", func(d *doctor, a *agent) []Finding {
 }}
 
 func (d *doctor) scriptFinding(a *agent, s *ourSpec, path string) Finding {
-	f := Finding{Path: s.script, Severity: Error}
-	setup := d.setupFix(a.p.Name + "=" + string(s.mode))
+	setup := func(extra ...string) string { return d.setupFix(a.p.Name+"="+string(s.mode), extra...) }
+	f, _, missing := d.ownedScript(s.script, path, a.p.Title+" gets no reminder", setup)
+	switch {
+	case missing:
+		f.Message = fmt.Sprintf("%s is missing: %s", s.script, d.withoutScript(a, s.script))
+		f.Fix = setup()
+	case f.Severity == OK:
+		if b, ok := scriptBudget(path); ok {
+			f.Message += fmt.Sprintf(", gives kbs %s", b)
+		}
+	}
+	return f
+}
+
+// ownedScript checks a script nowhook owns whole, at rel (path on disk):
+// a regular file, executable, nowhook's current template, unchanged. lost
+// says what the agent misses when the script cannot run ("Claude Code
+// gets no reminder"); setup is the setup command that writes it, with
+// extra flags. A missing script is an Error finding without a message,
+// for the caller to say what that means (missing). It returns the
+// script's bytes when it could read them.
+func (d *doctor) ownedScript(rel, path, lost string, setup func(extra ...string) string) (f Finding, b []byte, missing bool) {
+	f = Finding{Path: rel, Severity: Error}
 	info, err := os.Stat(path)
 	switch {
 	case err != nil && os.IsNotExist(err):
-		f.Message = fmt.Sprintf("%s is missing: %s", s.script, d.withoutScript(a, s.script))
-		f.Fix = setup
-		return f
+		return f, nil, true
 	case err != nil:
-		f.Message = fmt.Sprintf("%s cannot be read: %v", s.script, err)
-		return f
+		f.Message = fmt.Sprintf("%s cannot be read: %v", rel, err)
+		return f, nil, false
 	case !info.Mode().IsRegular():
-		f.Message = fmt.Sprintf("%s is not a regular file: the hook cannot run it", s.script)
-		f.Fix = "move " + s.script + " away, then run " + setup
-		return f
+		f.Message = fmt.Sprintf("%s is not a regular file: the hook cannot run it", rel)
+		f.Fix = "move " + rel + " away, then run " + setup()
+		return f, nil, false
 	case info.Mode()&0o111 == 0:
-		f.Message = fmt.Sprintf("%s is not executable (mode %04o): the hook fails with Permission denied (exit 126) and %s gets no reminder", s.script, info.Mode().Perm(), a.p.Title)
+		f.Message = fmt.Sprintf("%s is not executable (mode %04o): the hook fails with Permission denied (exit 126) and %s", rel, info.Mode().Perm(), lost)
 		f.Fix = "chmod +x " + shellQuote(d.showFix(path))
-		return f
+		return f, nil, false
 	}
-	b, err := readBounded(path)
+	b, err = readBounded(path)
 	if err != nil {
-		f.Message = fmt.Sprintf("%s cannot be read: %v", s.script, err)
-		return f
+		f.Message = fmt.Sprintf("%s cannot be read: %v", rel, err)
+		return f, nil, false
 	}
 	state, version := generate.InspectScript(b)
 	f.Severity = Warn
 	switch {
 	case state == generate.ScriptOurs && version == templateVersion:
 		f.Severity = OK
-		f.Message = fmt.Sprintf("%s is executable, nowhook's current template (v%d), unchanged", s.script, version)
-		if b, ok := scriptBudget(path); ok {
-			f.Message += fmt.Sprintf(", gives kbs %s", b)
-		}
+		f.Message = fmt.Sprintf("%s is executable, nowhook's current template (v%d), unchanged", rel, version)
 	case state == generate.ScriptOurs && version < templateVersion:
-		f.Message = fmt.Sprintf("%s is template v%d, older than this nowhook's v%d", s.script, version, templateVersion)
-		f.Fix = setup
+		f.Message = fmt.Sprintf("%s is template v%d, older than this nowhook's v%d", rel, version, templateVersion)
+		f.Fix = setup()
 	case state == generate.ScriptOurs:
-		f.Message = fmt.Sprintf("%s is template v%d, newer than this nowhook's v%d", s.script, version, templateVersion)
+		f.Message = fmt.Sprintf("%s is template v%d, newer than this nowhook's v%d", rel, version, templateVersion)
 		f.Fix = "upgrade nowhook (./install.sh in a current nowhook checkout)"
 	case state == generate.ScriptModified:
-		f.Message = fmt.Sprintf("%s was changed by hand since nowhook wrote it (template v%d): doctor cannot vouch for it, and setup leaves it alone", s.script, version)
-		f.Fix = d.setupFix(a.p.Name+"="+string(s.mode), "--force")
+		f.Message = fmt.Sprintf("%s was changed by hand since nowhook wrote it (template v%d): doctor cannot vouch for it, and setup leaves it alone", rel, version)
+		f.Fix = setup("--force")
 	case state == generate.ScriptKanbus:
-		f.Message = fmt.Sprintf("%s is Kanbus's hand-copied example wrapper (bash and python3, no limit on kbs without coreutils timeout); setup upgrades it", s.script)
-		f.Fix = setup
+		f.Message = fmt.Sprintf("%s is Kanbus's hand-copied example wrapper (bash and python3, no limit on kbs without coreutils timeout); setup upgrades it", rel)
+		f.Fix = setup()
 	case state == generate.ScriptKanbusLike:
-		f.Message = fmt.Sprintf("%s is a hand-made Kanbus compaction wrapper, not a copy nowhook knows, so it is yours and setup leaves it alone (the live runs show what it does when kbs fails or hangs)", s.script)
-		f.Fix = d.setupFix(a.p.Name+"="+string(s.mode), "--force")
+		f.Message = fmt.Sprintf("%s is a hand-made Kanbus compaction wrapper, not a copy nowhook knows, so it is yours and setup leaves it alone (the live runs show what it does when kbs fails or hangs)", rel)
+		f.Fix = setup("--force")
 	default:
-		f.Message = fmt.Sprintf("%s has no nowhook signature line, so it is yours: doctor cannot tell whether it is current", s.script)
-		f.Fix = d.setupFix(a.p.Name+"="+string(s.mode), "--force")
+		f.Message = fmt.Sprintf("%s has no nowhook signature line, so it is yours: doctor cannot tell whether it is current", rel)
+		f.Fix = setup("--force")
 	}
-	return f
+	return f, b, false
 }
 
 // showFix returns a path for a fix command: relative inside the root
@@ -351,13 +367,16 @@ func (d *doctor) showFix(abs string) string {
 }
 
 // wrongEventCheck: no hook runs `kbs now` from an event that cannot put
-// the reminder back after compaction (the platform's WrongEvents).
+// the reminder back after compaction (the platform's WrongEvents). Our
+// own checkpoint entries are no such attempt (Claude Code's PreCompact
+// summary hint gives the summariser the ids, by design): the table
+// declares them, and they are known by the script their command runs.
 var wrongEventCheck = checkFunc{"inject-event", func(d *doctor, a *agent) []Finding {
 	var out []Finding
 	for _, f := range a.files {
 		for _, h := range f.handlers {
 			reason, wrong := a.p.Hooks.WrongEvents[h.event]
-			if !wrong || !d.handlerRunsReminder(a, h) {
+			if !wrong || a.checkpointSpec(h) != nil || !d.handlerRunsReminder(a, h) {
 				continue
 			}
 			fix := "delete the " + h.event + " entry at " + h.where()

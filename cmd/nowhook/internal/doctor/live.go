@@ -77,6 +77,22 @@ type slowResults struct {
 	liveSkipped string // why the live runs could not start, if so
 	query       *future[kbsQuery]
 	live        []*liveJob
+	// tmp is the temporary directory of the fake kbs programs (and the
+	// checkpoint's synthetic transcripts and state), made on first use
+	// and removed when everything started has ended; tmpErr says why it
+	// could not be made.
+	tmp    string
+	tmpErr error
+	// waits wait for what the starters started.
+	waits []func()
+}
+
+// scratch returns the run's temporary directory, making it on first use.
+func (d *doctor) scratch() (string, error) {
+	if d.slow.tmp == "" && d.slow.tmpErr == nil {
+		d.slow.tmp, d.slow.tmpErr = os.MkdirTemp("", "nowhook-doctor-")
+	}
+	return d.slow.tmp, d.slow.tmpErr
 }
 
 // overallSlack bounds everything doctor runs, whatever the hooks do: the
@@ -106,7 +122,6 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 			}
 		}
 	}
-	tmp := ""
 	for _, a := range d.agents {
 		if !a.present() || a.p.Hooks.Shell == "" {
 			continue
@@ -119,13 +134,10 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 			if !ok {
 				continue
 			}
-			if tmp == "" {
-				var err error
-				if tmp, err = os.MkdirTemp("", "nowhook-doctor-"); err != nil {
-					tmp = ""
-					d.slow.liveSkipped = "cannot make a temporary directory for the fake kbs: " + err.Error()
-					continue
-				}
+			tmp, err := d.scratch()
+			if err != nil {
+				d.slow.liveSkipped = "cannot make a temporary directory for the fake kbs: " + err.Error()
+				continue
 			}
 			job := &liveJob{a: a, h: h, budget: budget}
 			if b, ok := scriptBudget(filepath.Join(d.root, s.script)); ok {
@@ -166,9 +178,12 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 				a.listing.wait()
 			}
 		}
+		for _, wait := range d.slow.waits {
+			wait()
+		}
 		cancel()
-		if tmp != "" {
-			os.RemoveAll(tmp)
+		if d.slow.tmp != "" {
+			os.RemoveAll(d.slow.tmp)
 		}
 	}
 }
@@ -189,8 +204,10 @@ func writeFake(dir, script string) (*fake, error) {
 	return fk, nil
 }
 
+// hasOurs reports whether any hook entry of ours is installed for a: the
+// compact hook's or the checkpoint's.
 func (d *doctor) hasOurs(a *agent) bool {
-	for _, s := range a.specs {
+	for _, s := range append(append([]*ourSpec(nil), a.specs...), a.checkpoint...) {
 		if len(s.ours) > 0 {
 			return true
 		}
@@ -218,8 +235,9 @@ func firstRunnable(ours []handler) (handler, bool) {
 }
 
 // hookEnv is the environment a hook gets from its agent; with a fake kbs,
-// KBS names it and its directory comes first on PATH.
-func (d *doctor) hookEnv(a *agent, fk *fake) []string {
+// KBS names it and its directory comes first on PATH. extra are
+// VAR=value settings that replace the environment's.
+func (d *doctor) hookEnv(a *agent, fk *fake, extra ...string) []string {
 	drop := map[string]bool{"NOWHOOK_DEBUG": true}
 	if fk != nil {
 		drop["KBS"] = true
@@ -227,6 +245,10 @@ func (d *doctor) hookEnv(a *agent, fk *fake) []string {
 	}
 	if a.p.Hooks.ProjectDirEnv != "" {
 		drop[a.p.Hooks.ProjectDirEnv] = true
+	}
+	for _, kv := range extra {
+		k, _, _ := strings.Cut(kv, "=")
+		drop[k] = true
 	}
 	var env []string
 	for _, kv := range d.env {
@@ -245,7 +267,7 @@ func (d *doctor) hookEnv(a *agent, fk *fake) []string {
 		}
 		env = append(env, "PATH="+fk.dir+string(filepath.ListSeparator)+path, "KBS="+filepath.Join(fk.dir, fakeNames[0]))
 	}
-	return env
+	return append(env, extra...)
 }
 
 func (d *doctor) runHook(ctx context.Context, job *liveJob, sc scenario, fk *fake) liveRun {

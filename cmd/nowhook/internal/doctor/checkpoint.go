@@ -1,0 +1,757 @@
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
+	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/generate"
+)
+
+// The checkpoint (`setup --checkpoint`; docs/platforms.md, "Checkpoint and
+// summary hint"): hook entries after each tool call and each prompt run a
+// signed script that tells the agent, once per climb past a share of the
+// context window, to write where it stands into its Kanbus issues; on
+// Claude Code a PreCompact entry runs the summary hint, which gives the
+// summariser the in-progress ids. The agent table declares them
+// (agentpkg.Agent.Checkpoint); the check "checkpoint" reports them and runs
+// them live on a synthetic transcript with a fake kbs. The checks that
+// read every hook of an event (inject-event, precompact-block) know our own
+// entries from the table too, and Codex's trust covers them.
+
+func init() {
+	register(checkpointCheck{})
+}
+
+// checkpointCheck: what of the checkpoint is installed, that its entries
+// and scripts are as setup writes them, its threshold, and how the
+// installed scripts behave above and below it.
+type checkpointCheck struct{}
+
+func (checkpointCheck) Name() string { return "checkpoint" }
+
+// checkpointSpec returns the checkpoint's hook entry that handler h is,
+// or nil: h is one of the handlers scan found for it (by its event and
+// the script its command runs, as the table declares them).
+func (a *agent) checkpointSpec(h handler) *ourSpec {
+	for _, s := range a.checkpoint {
+		for _, o := range s.ours {
+			if o.file == h.file && o.at == h.at {
+				return s
+			}
+		}
+	}
+	return nil
+}
+
+// checkpointParts lists what of the agent's checkpoint is not installed,
+// and reports whether any of it is.
+func (d *doctor) checkpointParts(a *agent) (missing []string, installed bool) {
+	for _, s := range a.checkpoint {
+		if len(s.ours) > 0 {
+			installed = true
+		} else {
+			missing = append(missing, fmt.Sprintf("no %s hook in %s runs %s", s.schema.Event, s.rel, s.script))
+		}
+	}
+	for _, sc := range a.cpScripts {
+		if exists(d.repoPath(sc.File)) {
+			installed = true
+		} else {
+			missing = append(missing, sc.File+" is missing")
+		}
+	}
+	return missing, installed
+}
+
+func (d *doctor) repoPath(rel string) string {
+	return filepath.Join(d.root, filepath.FromSlash(rel))
+}
+
+// isCheckpointScript reports whether the table's script is the
+// checkpoint's (rather than the summary hint's): what it renders names a
+// threshold.
+func isCheckpointScript(sc *agentpkg.Script) bool {
+	_, ok := agentpkg.CheckpointIn([]byte(sc.Body(agentpkg.Options{Budget: agentpkg.DefaultBudget})))
+	return ok
+}
+
+// checkpointAt is the threshold the installed checkpoint script fires at.
+func (d *doctor) checkpointAt(a *agent) (at int, ok bool) {
+	for _, sc := range a.cpScripts {
+		if !isCheckpointScript(sc) {
+			continue
+		}
+		if b, err := readBounded(d.repoPath(sc.File)); err == nil {
+			if at, ok := agentpkg.CheckpointIn(b); ok {
+				return at, true
+			}
+		}
+	}
+	return agentpkg.DefaultCheckpointAt, false
+}
+
+// agentArg is the agent as --agents names it for a fix that must keep
+// its mode: the name, with the mode when it is not the default.
+func (a *agent) agentArg() string {
+	if a.mode != "" && a.mode != a.p.Default {
+		return a.p.Name + "=" + string(a.mode)
+	}
+	return a.p.Name
+}
+
+// checkpointFix is the setup command that installs the checkpoint as it
+// is meant to be, at the installed threshold, keeping the agent's mode.
+func (d *doctor) checkpointFix(a *agent, extra ...string) string {
+	flags := []string{"--checkpoint"}
+	if at, ok := d.checkpointAt(a); ok && at != agentpkg.DefaultCheckpointAt {
+		flags = append(flags, "--checkpoint-at "+strconv.Itoa(at))
+	}
+	return d.setupFix(a.agentArg(), append(flags, extra...)...)
+}
+
+// cpBudgetRE finds the time the checkpoint and hint scripts give kbs.
+var cpBudgetRE = regexp.MustCompile(`(?m)^[^#\n]*nowhook[ -]reminder --(?:checkpoint|hint)\b[^\n]*?--timeout (\S+)`)
+
+func cpBudget(script []byte) (time.Duration, bool) {
+	m := cpBudgetRE.FindSubmatch(script)
+	if m == nil {
+		return 0, false
+	}
+	t, err := time.ParseDuration(string(m[1]))
+	return t, err == nil && t > 0
+}
+
+func (checkpointCheck) Run(d *doctor, a *agent) []Finding {
+	if len(a.checkpoint)+len(a.cpScripts) == 0 {
+		return nil
+	}
+	missing, installed := d.checkpointParts(a)
+	if !installed {
+		if a.mode == "" {
+			return nil // not set up at all: the mode row says how
+		}
+		return []Finding{{Severity: Info,
+			Message: fmt.Sprintf("the checkpoint is off: nothing tells %s to write where it stands into its Kanbus issues before the context window fills and is compacted", a.p.Title),
+			Fix:     d.checkpointFix(a)}}
+	}
+	var out []Finding
+	if len(missing) > 0 {
+		path := ""
+		if len(a.checkpoint) > 0 {
+			path = a.checkpoint[0].rel
+		}
+		out = append(out, Finding{Severity: Warn, Path: path,
+			Message: fmt.Sprintf("the checkpoint is installed only in part: %s; it does not run as setup made it (to take the rest away instead: %s)",
+				strings.Join(missing, "; "), d.setupFix(a.agentArg(), "--checkpoint=false")),
+			Fix: d.checkpointFix(a)})
+	}
+	out = append(out, d.checkpointEntries(a, len(missing) == 0)...)
+	out = append(out, d.checkpointScripts(a)...)
+	return append(out, d.checkpointLive(a)...)
+}
+
+// checkpointEntries reports the checkpoint's hook entries: one row that
+// says which events run which script (all of them when whole), and a row
+// for each entry that is not as setup writes it.
+func (d *doctor) checkpointEntries(a *agent, whole bool) []Finding {
+	var problems []Finding
+	var scripts []string
+	events := map[string][]string{}
+	path := ""
+	for _, s := range a.checkpoint {
+		budget, hasBudget := cpBudget(d.readScript(s.script))
+		want := s.hook(budget)
+		if !hasBudget {
+			want = s.hook(agentpkg.DefaultBudget)
+		}
+		for _, h := range s.ours {
+			desc, bad := d.checkpointShape(a, s, h, want, budget, hasBudget)
+			if len(bad) > 0 {
+				problems = append(problems, bad...)
+				continue
+			}
+			if _, seen := events[s.script]; !seen {
+				scripts = append(scripts, s.script)
+			}
+			events[s.script] = append(events[s.script], desc)
+			if path == "" {
+				path = h.file.show
+			}
+		}
+	}
+	if len(scripts) == 0 {
+		return problems
+	}
+	var parts []string
+	for _, sc := range scripts {
+		verb := " runs "
+		if len(events[sc]) > 1 {
+			verb = " run "
+		}
+		parts = append(parts, joinFiles(events[sc])+verb+sc)
+	}
+	lead := "the checkpoint is on: "
+	if !whole {
+		lead = "of the checkpoint, these entries are in place: "
+	}
+	on := Finding{Path: path, Message: lead + strings.Join(parts, "; ")}
+	return append([]Finding{on}, problems...)
+}
+
+// checkpointShape checks one handler of a checkpoint entry as the agent
+// reads it, and describes it: `PostToolUse (.claude/settings.json:17,
+// matcher "*", timeout 10s)`.
+func (d *doctor) checkpointShape(a *agent, s *ourSpec, h handler, want generate.Hook, budget time.Duration, hasBudget bool) (string, []Finding) {
+	fix := d.checkpointFix(a)
+	if h.file.user {
+		fix = "correct the entry in " + h.file.show + " by hand, or delete it and run " + fix
+	}
+	var out []Finding
+	bad := func(sev Severity, format string, args ...any) {
+		out = append(out, Finding{Severity: sev, Path: h.file.show, Message: h.where() + ": " + fmt.Sprintf(format, args...), Fix: fix})
+	}
+	if h.file.dropped != nil || (a.dropsWholeFile() && len(h.file.shape) > 0) {
+		bad(Warn, "%s drops this whole file (see %s.hooks-file), so this %s hook never runs", a.p.Title, a.p.Name, s.schema.Event)
+		return "", out
+	}
+	grouped := a.p.Hooks.Layout == agentpkg.LayoutGrouped
+	if grouped && !h.wrapped {
+		bad(Warn, `is a handler placed directly in %s, without the group wrapper {"matcher": ..., "hooks": [...]}; %s rejects it`, s.schema.Event, a.p.Title)
+		return "", out
+	}
+	how := []string{fmt.Sprintf("%s:%d", h.file.show, h.line)}
+	wantMatcher, _ := memberValue(want.Entry, "matcher").(string)
+	switch {
+	case h.badMatch:
+		bad(Warn, "the group's matcher is not a string; %s rejects the group", a.p.Title)
+	case wantMatcher != "" && !matchMatcher(h.matcher, wantMatcher).all:
+		bad(Warn, "the group's matcher %q selects only some tools, so the checkpoint runs only after those and a climb through the others goes unnoticed", *h.matcher)
+	case wantMatcher != "" && h.matcher != nil:
+		how = append(how, fmt.Sprintf("matcher %q", *h.matcher))
+	}
+	if t, ok := h.obj["type"].(string); !ok || t != "command" {
+		bad(Warn, `has "type": %s; %s runs only "command" handlers here`, jsonText(h.obj["type"]), a.p.Title)
+	}
+	if _, ok := h.obj["command"].(string); !ok {
+		bad(Warn, `"command" is not a string; %s needs one command string`, a.p.Title)
+	}
+	if raw, ok := h.obj["timeout"]; ok {
+		n, isNum := raw.(json.Number)
+		secs, err := strconv.ParseFloat(n.String(), 64)
+		switch {
+		case !isNum:
+			bad(Warn, `"timeout" is %s, not a number of seconds; %s rejects the handler`, jsonText(raw), a.p.Title)
+		case err != nil || secs <= 0:
+			bad(Warn, `"timeout": %s is not a positive number of seconds; %s rejects the handler`, n, a.p.Title)
+		case hasBudget && time.Duration(secs*float64(time.Second)) < budget:
+			bad(Warn, `"timeout": %s cancels the hook before the %s %s gives kbs`, n, budget, s.script)
+		default:
+			how = append(how, "timeout "+n.String()+"s")
+		}
+	}
+	if async, ok := h.obj["async"]; ok && async != false {
+		bad(Warn, `has "async": %s; %s adds nothing from an async hook to the context`, jsonText(async), a.p.Title)
+	}
+	if wantCmd := entryCommand(want); wantCmd != "" && h.command != wantCmd && len(out) == 0 {
+		bad(Info, "runs %s with the older command %q; setup replaces it in place with %q", s.script, h.command, wantCmd)
+	}
+	return s.schema.Event + " (" + strings.Join(how, ", ") + ")", out
+}
+
+// memberValue is the value of key in an ordered JSON object, or nil.
+func memberValue(o generate.Ordered, key string) any {
+	for _, m := range o {
+		if m.Key == key {
+			return m.Value
+		}
+	}
+	return nil
+}
+
+// checkpointScripts reports each installed script of the checkpoint as
+// the script check does, with the threshold and the budget it states.
+func (d *doctor) checkpointScripts(a *agent) []Finding {
+	var out []Finding
+	setup := func(extra ...string) string { return d.checkpointFix(a, extra...) }
+	for _, sc := range a.cpScripts {
+		path := d.repoPath(sc.File)
+		if !exists(path) {
+			continue // said in the row about what is missing
+		}
+		f, b, _ := d.ownedScript(sc.File, path, a.p.Title+" gets nothing from it", setup)
+		if f.Severity == OK {
+			if at, ok := agentpkg.CheckpointIn(b); ok {
+				f.Message += fmt.Sprintf(", fires at %d%% of the context window", at)
+			}
+			if t, ok := cpBudget(b); ok {
+				f.Message += fmt.Sprintf(", gives kbs %s", t)
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// The live runs of the checkpoint. Each runs an installed entry's command
+// the way the agent would (its shell, in the project directory, with a
+// payload of the entry's event on stdin) against a synthetic transcript
+// in doctor's temporary directory, with a fake kbs there that lists two
+// issues, and with XDG_STATE_HOME there too, so that the checkpoint's
+// latch is doctor's own (each run has a session id of its own) and
+// nothing of the user's is written. NOWHOOK_DEBUG=1 makes the runtime say
+// why it printed nothing.
+
+// probeIDs are the issues the fake kbs lists.
+var probeIDs = []string{"nowhook-doctor-1", "nowhook-doctor-2"}
+
+// listingKbs is the fake kbs of the checkpoint's live runs, as fmt
+// formats it: %[1]s is the file that records the pid of every call.
+const listingKbs = "#!/bin/sh\necho \"$$\" >>%[1]s\ncat <<'EOF'\n" +
+	`[{"id": "nowhook-doctor-1", "title": "First issue of the fake kbs of nowhook doctor", "type": "task", "status": "in_progress", "priority": 1, "right_now_summary": null, "parent": null},` + "\n" +
+	` {"id": "nowhook-doctor-2", "title": "Second issue of the fake kbs of nowhook doctor", "type": "task", "status": "in_progress", "priority": 2, "right_now_summary": null, "parent": null}]` +
+	"\nEOF\n"
+
+// jsonOnly are the events whose plain stdout does not reach the model:
+// the checkpoint must print additionalContext JSON there (measured on
+// Claude Code 2.1.332 and Codex 0.171.0, docs/platforms.md, "Checkpoint:
+// which hook output reaches the model").
+var jsonOnly = map[string]bool{"PostToolUse": true}
+
+// transcriptProbe writes a synthetic session transcript in an agent's
+// format, for the checkpoint to read. The agents' files here register
+// theirs (claude.go, codex.go), by the agent's name.
+type transcriptProbe struct {
+	// about describes the transcript for the row.
+	about string
+	// window is the context window the transcript implies, in tokens.
+	window int64
+	// toolID is the id of the tool call in the transcript and the payload.
+	toolID string
+	// write returns a transcript whose latest model reply asked for the
+	// tool call and had used tokens in its context.
+	write func(used int64) []byte
+	// payload adds the agent's own keys to a hook payload.
+	payload func(pl map[string]any)
+}
+
+var transcriptProbes = map[string]transcriptProbe{}
+
+// cpProbe is one live run of a checkpoint entry.
+type cpProbe struct {
+	event  string
+	pct    int64 // the context use the transcript shows, in percent; -1 for the hint
+	res    procResult
+	calls  int
+	strays []int
+}
+
+// cpLive is the live check of an agent's checkpoint.
+type cpLive struct {
+	skipped string // why it was not run
+	tmpErr  string // why it could not be run: no temporary directory
+	at      int
+	atKnown bool
+	about   string
+	runs    []*future[cpProbe]
+	hints   []*future[cpProbe]
+}
+
+// Start runs the installed checkpoint live, when all of it is installed.
+func (checkpointCheck) Start(ctx context.Context, d *doctor, a *agent) {
+	missing, installed := d.checkpointParts(a)
+	if !installed || len(missing) > 0 || a.p.Hooks.Shell == "" {
+		return
+	}
+	l := &cpLive{}
+	a.cpLive = l
+	probe, ok := transcriptProbes[a.p.Name]
+	if !ok {
+		l.skipped = "doctor cannot write a transcript of " + a.p.Title + " for it"
+		return
+	}
+	tmp, err := d.scratch()
+	if err != nil {
+		l.tmpErr = "cannot make a temporary directory for the synthetic transcript and the fake kbs: " + err.Error()
+		return
+	}
+	l.at, l.atKnown = d.checkpointAt(a)
+	l.about = probe.about
+	state := filepath.Join(tmp, a.p.Name+"-state")
+	n := 0
+	launch := func(s *ourSpec, pct int64, hint bool) *future[cpProbe] {
+		h, ok := firstRunnable(s.ours)
+		if !ok {
+			return nil
+		}
+		n++
+		name := fmt.Sprintf("%s-checkpoint-%d", a.p.Name, n)
+		dir := filepath.Join(tmp, name)
+		fk, err := writeFake(dir, listingKbs)
+		if err != nil {
+			return nil
+		}
+		transcript := filepath.Join(dir, "transcript.jsonl")
+		used := probe.window * pct / 100
+		if err := os.WriteFile(transcript, probe.write(used), 0o600); err != nil {
+			return nil
+		}
+		pl := map[string]any{
+			"session_id":      "nowhook-doctor-" + name,
+			"transcript_path": transcript,
+			"cwd":             d.from,
+			"hook_event_name": s.schema.Event,
+		}
+		switch {
+		case hint:
+			pl["trigger"], pl["custom_instructions"] = "manual", nil
+			pct = -1
+		case jsonOnly[s.schema.Event]:
+			pl["tool_name"] = "Bash"
+			pl["tool_input"] = map[string]any{"command": "true"}
+			pl["tool_response"] = map[string]any{"stdout": "", "stderr": ""}
+			pl["tool_use_id"] = probe.toolID
+		default:
+			pl["prompt"] = "nowhook doctor"
+		}
+		if probe.payload != nil {
+			probe.payload(pl)
+		}
+		payload, _ := json.Marshal(pl)
+		budget, ok := cpBudget(d.readScript(s.script))
+		if !ok {
+			budget = agentpkg.DefaultBudget
+		}
+		limit := d.limit
+		if limit == 0 {
+			limit = budget + 2*time.Second
+		}
+		env := d.hookEnv(a, fk, "XDG_STATE_HOME="+state, "NOWHOOK_DEBUG=1")
+		event := s.schema.Event
+		fu := start(func() cpProbe {
+			r := cpProbe{event: event, pct: pct}
+			r.res = runProc(ctx, proc{argv: []string{a.p.Hooks.Shell, "-c", h.command}, dir: d.root, env: env, stdin: append(payload, '\n'), limit: limit})
+			pids := readPids(fk.calls)
+			r.calls, r.strays = len(pids), killStrays(pids)
+			return r
+		})
+		d.slow.waits = append(d.slow.waits, func() { fu.wait() })
+		return fu
+	}
+	above := int64(l.at + max((100-l.at)/2, 1))
+	below := int64(l.at / 2)
+	var first *ourSpec
+	for _, s := range a.checkpoint {
+		if !d.runsCheckpointScript(a, s) {
+			if fu := launch(s, above, true); fu != nil {
+				l.hints = append(l.hints, fu)
+			}
+			continue
+		}
+		if first == nil {
+			first = s
+		}
+		if fu := launch(s, above, false); fu != nil {
+			l.runs = append(l.runs, fu)
+		}
+	}
+	if first != nil {
+		if fu := launch(first, below, false); fu != nil {
+			l.runs = append(l.runs, fu)
+		}
+	}
+}
+
+// runsCheckpointScript reports whether the entry runs the checkpoint
+// script (rather than the summary hint), as the table says.
+func (d *doctor) runsCheckpointScript(a *agent, s *ourSpec) bool {
+	for _, sc := range a.cpScripts {
+		if sc.File == s.script {
+			return isCheckpointScript(sc)
+		}
+	}
+	return false
+}
+
+// checkpointLive reports the live runs: one row for the checkpoint's
+// runs, one for the summary hint's.
+func (d *doctor) checkpointLive(a *agent) []Finding {
+	l := a.cpLive
+	if l == nil {
+		return nil // not started: Static, or not all of it is installed
+	}
+	switch {
+	case l.tmpErr != "":
+		return []Finding{{Severity: Warn, Message: "did not run the checkpoint live: " + l.tmpErr,
+			Fix: "point TMPDIR at a writable directory, then run nowhook doctor again"}}
+	case l.skipped != "":
+		return []Finding{{Severity: Info, Message: "did not run the checkpoint live: " + l.skipped}}
+	}
+	var out []Finding
+	if len(l.runs) > 0 {
+		threshold := fmt.Sprintf("%d%%", l.at)
+		if !l.atKnown {
+			threshold += " (assumed: the script states none)"
+		}
+		f := Finding{}
+		var parts []string
+		var script string
+		for _, fu := range l.runs {
+			r := fu.wait()
+			sev, text, why := d.judgeCheckpoint(a, r, l.at)
+			f.Severity = max(f.Severity, sev)
+			side := "above"
+			if r.pct < int64(l.at) {
+				side = "below"
+			}
+			parts = append(parts, fmt.Sprintf("%s at %d%%, %s %s: %s", r.event, r.pct, side, threshold, text))
+			if sev > OK && f.Fix == "" {
+				f.Fix = d.liveCheckpointFix(a, why)
+			}
+		}
+		for _, s := range a.checkpoint {
+			if d.runsCheckpointScript(a, s) {
+				script = s.script
+				f.Path = script
+				break
+			}
+		}
+		f.Message = fmt.Sprintf("ran %s (%s -c, %s, a fake kbs listing %s): %s",
+			script, a.p.Hooks.Shell, l.about, strings.Join(probeIDs, " and "), strings.Join(parts, "; "))
+		out = append(out, f)
+	}
+	for i, fu := range l.hints {
+		r := fu.wait()
+		sev, text, why := d.judgeHint(a, r)
+		script := ""
+		n := 0
+		for _, s := range a.checkpoint {
+			if !d.runsCheckpointScript(a, s) {
+				if n == i {
+					script = s.script
+				}
+				n++
+			}
+		}
+		f := Finding{Severity: sev, Path: script,
+			Message: fmt.Sprintf("ran %s, the summary hint (%s -c, %s payload, the same fake kbs): %s", script, a.p.Hooks.Shell, r.event, text)}
+		if sev > OK {
+			f.Fix = d.liveCheckpointFix(a, why)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// Why a live run went wrong, for its fix.
+const (
+	whyScript  = iota // the script or the hook: setup puts it right
+	whyRuntime        // no nowhook on PATH, or one without the checkpoint
+)
+
+// liveCheckpointFix is the fix for a live run that went wrong.
+func (d *doctor) liveCheckpointFix(a *agent, why int) string {
+	if why == whyRuntime {
+		return "install the current nowhook (./install.sh in a nowhook checkout) and put it on PATH"
+	}
+	return d.checkpointFix(a, "--force")
+}
+
+// runFailure says how a run failed besides its exit status and output:
+// it could not start, was stopped, or left processes behind.
+func runFailure(a *agent, r cpProbe) (Severity, string) {
+	res := r.res
+	switch {
+	case res.startErr != nil:
+		return Error, fmt.Sprintf("cannot start %s: %v", a.p.Hooks.Shell, res.startErr)
+	case res.killed:
+		return Error, "still running when doctor stopped it; " + a.p.Title + " cancels it at its timeout and gets nothing"
+	}
+	var notes []string
+	if res.leftover || res.heldOutput {
+		notes = append(notes, "left processes running after it exited")
+	}
+	if len(r.strays) > 0 {
+		notes = append(notes, fmt.Sprintf("left kbs running after it exited (pid %v, killed)", r.strays))
+	}
+	if len(notes) > 0 {
+		return Error, strings.Join(notes, ", ")
+	}
+	return OK, ""
+}
+
+// exitText is "exit N in T", with what the run said on stderr when N is
+// not 0 (a warning: the agent shows the hook as failed).
+func exitText(r cpProbe) (Severity, string) {
+	text := fmt.Sprintf("exit %d in %s", r.res.exit, round(r.res.elapsed))
+	if r.res.exit != 0 {
+		return Warn, text + " (" + lastLine(r.res.stderr) + ")"
+	}
+	return OK, text
+}
+
+// lastLine is the last line a program wrote to stderr (NOWHOOK_DEBUG's
+// verdict), or "no message".
+func lastLine(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
+		return truncate(l, 200)
+	}
+	return "no message"
+}
+
+// namesIDs reports whether text names every issue of the fake kbs.
+func namesIDs(text string) bool {
+	for _, id := range probeIDs {
+		if !strings.Contains(text, id) {
+			return false
+		}
+	}
+	return true
+}
+
+// silent says why a run printed nothing where it should have printed.
+func (d *doctor) silent(r cpProbe) (string, int) {
+	_, lean := osutil.LookPath(d.env, "nowhook-reminder")
+	_, full := osutil.LookPath(d.env, "nowhook")
+	if !lean && !full {
+		return "printed nothing: neither nowhook-reminder nor nowhook is on PATH, and the script has no fallback", whyRuntime
+	}
+	why := lastLine(r.res.stderr)
+	if strings.Contains(why, "flag provided but not defined") {
+		return "printed nothing: the nowhook on PATH does not know the flag (" + why + ")", whyRuntime
+	}
+	return "printed nothing (" + why + ")", whyScript
+}
+
+// judgeCheckpoint rates one run of the checkpoint script: above the
+// threshold it must exit 0 and print the checkpoint naming the fake's
+// issues, as additionalContext JSON where plain output does not reach the
+// model; below it, exit 0 and print nothing.
+func (d *doctor) judgeCheckpoint(a *agent, r cpProbe, at int) (Severity, string, int) {
+	sev, failed := runFailure(a, r)
+	if r.res.startErr != nil || r.res.killed {
+		return sev, failed, whyScript
+	}
+	exitSev, text := exitText(r)
+	sev = max(sev, exitSev)
+	if failed != "" {
+		text += ", " + failed
+	}
+	out := bytes.TrimSpace(r.res.stdout)
+	why := whyScript
+	switch {
+	case r.pct < int64(at) && len(out) == 0:
+		text += ", printed nothing"
+	case r.pct < int64(at):
+		sev = max(sev, Warn)
+		text += fmt.Sprintf(", printed %d bytes although the context is below the threshold", len(out))
+	case len(out) == 0:
+		sev = max(sev, Warn)
+		var silent string
+		silent, why = d.silent(r)
+		text += ", " + silent
+	case jsonOnly[r.event]:
+		ctx, err := additionalContext(out, r.event)
+		switch {
+		case err != nil:
+			sev = max(sev, Warn)
+			text += fmt.Sprintf(", printed %s, not the additionalContext JSON that %s passes on after a %s hook (%v)", preview(out), a.p.Title, r.event, err)
+		case !namesIDs(ctx):
+			sev = max(sev, Warn)
+			text += ", printed the checkpoint as additionalContext JSON without naming the ids of the fake kbs"
+		default:
+			text += ", printed the checkpoint as additionalContext JSON naming both ids"
+		}
+	case (out[0] == '{' || out[0] == '[') && a.p.Hooks.JSONOutput:
+		sev = max(sev, Warn)
+		text += ", printed output that begins with " + string(out[0]) + ", which " + a.p.Title + " parses as JSON and drops"
+	case !namesIDs(string(out)):
+		sev = max(sev, Warn)
+		text += fmt.Sprintf(", printed %s without naming the ids of the fake kbs", preview(out))
+	default:
+		text += ", printed the checkpoint as plain text naming both ids"
+	}
+	if r.calls == 0 && r.pct >= int64(at) && len(out) > 0 {
+		sev = max(sev, Warn)
+		text += ", without calling kbs"
+	}
+	return sev, text, why
+}
+
+// additionalContext reads the JSON a hook prints to add context, as Codex
+// reads it (strictly: exactly hookSpecificOutput with hookEventName and
+// additionalContext), and returns the context.
+func additionalContext(out []byte, event string) (string, error) {
+	var v struct {
+		HookSpecificOutput *struct {
+			HookEventName     string  `json:"hookEventName"`
+			AdditionalContext *string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return "", err
+	}
+	if dec.More() {
+		return "", fmt.Errorf("more than one JSON value")
+	}
+	switch o := v.HookSpecificOutput; {
+	case o == nil:
+		return "", fmt.Errorf("no hookSpecificOutput")
+	case o.HookEventName != event:
+		return "", fmt.Errorf("hookEventName is %q, not %q", o.HookEventName, event)
+	case o.AdditionalContext == nil:
+		return "", fmt.Errorf("no additionalContext")
+	default:
+		return *o.AdditionalContext, nil
+	}
+}
+
+// judgeHint rates the run of the summary hint: exit 0, the fake's issues
+// printed, and nothing that blocks the compaction (exit 2 or a
+// "decision").
+func (d *doctor) judgeHint(a *agent, r cpProbe) (Severity, string, int) {
+	sev, failed := runFailure(a, r)
+	if r.res.startErr != nil || r.res.killed {
+		return sev, failed, whyScript
+	}
+	exitSev, text := exitText(r)
+	sev = max(sev, exitSev)
+	if r.res.exit == 2 {
+		sev = Error
+		text += ", which blocks the compaction"
+	}
+	if failed != "" {
+		text += ", " + failed
+	}
+	out := bytes.TrimSpace(r.res.stdout)
+	why := whyScript
+	var obj map[string]any
+	switch {
+	case len(out) == 0:
+		sev = max(sev, Warn)
+		var silent string
+		silent, why = d.silent(r)
+		text += ", " + silent
+	case out[0] == '{' && json.Unmarshal(out, &obj) == nil && obj["decision"] != nil:
+		sev = Error
+		text += fmt.Sprintf(", printed a decision (%s), which can block the compaction", jsonText(obj["decision"]))
+	case !namesIDs(string(out)):
+		sev = max(sev, Warn)
+		text += fmt.Sprintf(", printed %s without naming the ids of the fake kbs", preview(out))
+	default:
+		text += ", printed both ids, no decision"
+	}
+	return sev, text, why
+}
