@@ -74,9 +74,8 @@ func checkpoint(o options) []byte {
 		o.log.printf("the payload has no session_id or transcript_path: printing nothing")
 		return nil
 	}
-	dir := findProject(o.log, o.getenv("CLAUDE_PROJECT_DIR"), pl.cwd, o.wd)
+	dir := o.project(pl.cwd)
 	if dir == "" {
-		o.log.printf("no .kanbus.yml found: printing nothing")
 		return nil
 	}
 	use, err := readContextUse(pl.transcriptPath, pl.toolUseID)
@@ -131,7 +130,7 @@ func checkpoint(o options) []byte {
 		return nil
 	}
 	o.log.printf("latch set: %s", filepath.Join(states, name))
-	prog := findKbs(o.getenv("KBS"), o.wd, o.log)
+	prog := o.kbs()
 	if prog == "" {
 		return nil
 	}
@@ -157,12 +156,11 @@ func hint(o options) []byte {
 	if !ok {
 		return nil
 	}
-	dir := findProject(o.log, o.getenv("CLAUDE_PROJECT_DIR"), pl.cwd, o.wd)
+	dir := o.project(pl.cwd)
 	if dir == "" {
-		o.log.printf("no .kanbus.yml found: printing nothing")
 		return nil
 	}
-	prog := findKbs(o.getenv("KBS"), o.wd, o.log)
+	prog := o.kbs()
 	if prog == "" {
 		return nil
 	}

@@ -239,6 +239,19 @@ type options struct {
 	window     int64
 }
 
+// project finds the Kanbus project for a session in cwd the way every
+// mode does: from CLAUDE_PROJECT_DIR, cwd, then the working directory.
+func (o options) project(cwd string) string {
+	dir := findProject(o.log, o.getenv("CLAUDE_PROJECT_DIR"), cwd, o.wd)
+	if dir == "" {
+		o.log.printf("no .kanbus.yml found: printing nothing")
+	}
+	return dir
+}
+
+// kbs finds the Kanbus CLI: $KBS, else kbs, else kanbus.
+func (o options) kbs() string { return findKbs(o.getenv("KBS"), o.wd, o.log) }
+
 // remind does the work of Run and returns what to print.
 func remind(o options) []byte {
 	deadline := time.Now().Add(o.budget)
@@ -247,12 +260,11 @@ func remind(o options) []byte {
 	if !proceed {
 		return nil
 	}
-	dir := findProject(o.log, o.getenv("CLAUDE_PROJECT_DIR"), pl.cwd, o.wd)
+	dir := o.project(pl.cwd)
 	if dir == "" {
-		o.log.printf("no .kanbus.yml found: printing nothing")
 		return nil
 	}
-	prog := findKbs(o.getenv("KBS"), o.wd, o.log)
+	prog := o.kbs()
 	if prog == "" {
 		return nil
 	}
