@@ -239,6 +239,17 @@ func at(src []byte, offs []int, lead int) string {
 	return " (also at " + strings.Join(where, ", ") + ")"
 }
 
+// TrailingCommas returns the offsets of src's trailing commas (a comma
+// before a closing bracket, with only white space or comments between),
+// for agents that take comments but not trailing commas.
+func TrailingCommas(src []byte) []int {
+	_, commas := nonStrict(src)
+	return commas
+}
+
+// LineCol returns the 1-based line and column of offset off in src.
+func LineCol(src []byte, off int) (line, col int) { return lineCol(src, off) }
+
 // nonStrict returns the offsets of every comment and every trailing comma
 // (a comma before a closing bracket, with only white space or comments
 // between) in src, which hujson has already parsed.

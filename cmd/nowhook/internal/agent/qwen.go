@@ -2,8 +2,6 @@ package agent
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 
 	"github.com/nowhook/nowhook/generate"
 )
@@ -132,16 +130,11 @@ func QwenLoadError(path string, b []byte) *generate.FileError {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil
 	}
-	commas := trailingCommas(b)
+	commas := generate.TrailingCommas(b)
 	if len(commas) == 0 {
 		return nil
 	}
-	var raw json.RawMessage
-	var se *json.SyntaxError
-	if err := json.Unmarshal(withoutComments(b), &raw); !errors.As(err, &se) {
-		return nil
-	}
-	line, col := position(b, commas[0])
+	line, col := generate.LineCol(b, commas[0])
 	what := "a trailing comma"
 	if len(commas) > 1 {
 		what = "trailing commas"
@@ -150,90 +143,4 @@ func QwenLoadError(path string, b []byte) *generate.FileError {
 		Problem:     "has " + what + ", which Qwen Code cannot parse (it takes comments, not trailing commas)",
 		Consequence: "at its next start Qwen Code copies the file to " + path + ".corrupted and replaces it with an empty one, so none of its hooks or settings apply",
 		Fix:         "remove " + map[bool]string{true: "the trailing comma", false: "every trailing comma"}[len(commas) == 1] + " from " + path + ", then run nowhook setup again"}
-}
-
-// trailingCommas returns the offsets of the commas in b that come right
-// before a closing bracket, with only white space or comments between.
-func trailingCommas(b []byte) []int {
-	var out []int
-	for i := 0; i < len(b); i++ {
-		switch {
-		case b[i] == '"':
-			i = stringEnd(b, i)
-		case isComment(b, i):
-			i = commentEnd(b, i) - 1
-		case b[i] == ',':
-			j := i + 1
-			for j < len(b) {
-				if isComment(b, j) {
-					j = commentEnd(b, j)
-				} else if b[j] == ' ' || b[j] == '\t' || b[j] == '\n' || b[j] == '\r' {
-					j++
-				} else {
-					break
-				}
-			}
-			if j < len(b) && (b[j] == ']' || b[j] == '}') {
-				out = append(out, i)
-			}
-		}
-	}
-	return out
-}
-
-// withoutComments returns b with every comment replaced by spaces (line
-// breaks kept), as strip-json-comments does for Qwen Code.
-func withoutComments(b []byte) []byte {
-	out := append([]byte(nil), b...)
-	for i := 0; i < len(out); i++ {
-		switch {
-		case out[i] == '"':
-			i = stringEnd(out, i)
-		case isComment(out, i):
-			end := commentEnd(out, i)
-			for k := i; k < end; k++ {
-				if out[k] != '\n' && out[k] != '\r' {
-					out[k] = ' '
-				}
-			}
-			i = end - 1
-		}
-	}
-	return out
-}
-
-func isComment(b []byte, i int) bool {
-	return b[i] == '/' && i+1 < len(b) && (b[i+1] == '/' || b[i+1] == '*')
-}
-
-// commentEnd returns the offset just after the comment at i.
-func commentEnd(b []byte, i int) int {
-	if b[i+1] == '/' {
-		if j := bytes.IndexByte(b[i:], '\n'); j >= 0 {
-			return i + j
-		}
-		return len(b)
-	}
-	if j := bytes.Index(b[i+2:], []byte("*/")); j >= 0 {
-		return i + 2 + j + 2
-	}
-	return len(b)
-}
-
-// stringEnd returns the offset of the quote that closes the string
-// opening at i.
-func stringEnd(b []byte, i int) int {
-	for i++; i < len(b) && b[i] != '"'; i++ {
-		if b[i] == '\\' {
-			i++
-		}
-	}
-	return i
-}
-
-func position(b []byte, off int) (line, col int) {
-	before := b[:off]
-	line = bytes.Count(before, []byte("\n")) + 1
-	col = off - (bytes.LastIndexByte(before, '\n') + 1) + 1
-	return line, col
 }
