@@ -393,18 +393,6 @@ func Matrix() string {
 	return b.String()
 }
 
-// Refusals lists every refused agent=mode pair, sorted, for help texts.
-func Refusals() []string {
-	var out []string
-	for _, a := range All {
-		for m := range a.Refused {
-			out = append(out, a.Name+"="+string(m))
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
