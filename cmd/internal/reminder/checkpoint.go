@@ -23,9 +23,12 @@ const (
 )
 
 // How long, and how often, the checkpoint looks again at a Claude Code
-// transcript that does not show the current tool call yet.
+// transcript that does not show the current tool call yet: at most half
+// the budget (2.5 s by default). It usually lags by under 250 ms, but on a
+// loaded machine (CI running every test at once) by more than a second,
+// and then the checkpoint would fire one call late.
 const (
-	maxTranscriptWait = time.Second
+	maxTranscriptWait = 3 * time.Second
 	transcriptPoll    = 10 * time.Millisecond
 )
 
