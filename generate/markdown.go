@@ -2,11 +2,16 @@ package generate
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/nowhook/nowhook/templates"
 )
 
 // Block is a managed Markdown block: the lines between
@@ -29,6 +34,38 @@ func (b Block) text(nl string) string {
 	return b.begin() + nl + body + b.end() + nl
 }
 
+// Wrote reports whether body (LF line endings) is a text nowhook wrote
+// for the block, whatever the version in its marker: the current body or
+// one that a release wrote (templates.ReleasedBlocks). Any other body was
+// edited by hand.
+func (b Block) Wrote(body string) bool {
+	if body == b.Body {
+		return true
+	}
+	sum := sha256.Sum256([]byte(body))
+	return slices.Contains(templates.ReleasedBlocks[b.Name], hex.EncodeToString(sum[:]))
+}
+
+// EditedError says a managed block holds a text nowhook never wrote:
+// someone edited inside its markers, so it is theirs.
+type EditedError struct {
+	Path string
+	Name string
+	Line int // of the begin marker
+}
+
+func (e *EditedError) Error() string {
+	return fmt.Sprintf("%s:%d: the nowhook %s block was edited by hand (its text is not one nowhook wrote)", e.Path, e.Line, e.Name)
+}
+
+// lineEnding is the line break md uses: CRLF when any line ends so, else LF.
+func lineEnding(md []byte) string {
+	if bytes.Contains(md, []byte("\r\n")) {
+		return "\r\n"
+	}
+	return "\n"
+}
+
 // NewerError says a file holds what a newer nowhook wrote: setup leaves it
 // alone rather than downgrade it.
 type NewerError struct {
@@ -44,7 +81,8 @@ func (e *NewerError) Error() string {
 type BlockSpan struct {
 	Start, End int // byte offsets of the begin line's start and after the end line
 	Version    int
-	Line       int // line of the begin marker
+	Line       int    // line of the begin marker
+	Body       string // the lines between the markers, with LF line endings
 }
 
 // FindBlock locates the block named name in md, whatever its version.
@@ -53,7 +91,7 @@ func FindBlock(md []byte, name string) (BlockSpan, bool, error) {
 	beginRE := regexp.MustCompile(`^<!-- nowhook:begin ` + regexp.QuoteMeta(name) + ` v(\d+) -->$`)
 	endLine := "<!-- nowhook:end " + name + " -->"
 	var span BlockSpan
-	found, open := false, false
+	found, open, bodyStart := false, false, 0
 	for _, l := range mdLines(md) {
 		if l.fenced {
 			continue
@@ -64,12 +102,13 @@ func FindBlock(md []byte, name string) (BlockSpan, bool, error) {
 				return BlockSpan{}, false, fmt.Errorf("line %d: has the nowhook %s block twice; delete one copy", l.number, name)
 			}
 			v, _ := strconv.Atoi(beginRE.FindStringSubmatch(l.text)[1])
-			span, open = BlockSpan{Start: l.start, Version: v, Line: l.number}, true
+			span, open, bodyStart = BlockSpan{Start: l.start, Version: v, Line: l.number}, true, l.end
 		case l.text == endLine:
 			if !open {
 				return BlockSpan{}, false, fmt.Errorf("line %d: has a nowhook:end %s marker without its begin marker", l.number, name)
 			}
 			span.End, open, found = l.end, false, true
+			span.Body = strings.ReplaceAll(string(md[bodyStart:l.start]), "\r\n", "\n")
 		}
 	}
 	if open {
@@ -134,15 +173,24 @@ func fenceMarker(line string) string {
 
 // MergeBlock returns md with block b present once and current. Nothing
 // outside the markers changes, except the one line break that sets off a
-// block it adds (a blank line after a final newline).
+// block it adds (a blank line after a final newline). A block whose text
+// nowhook never wrote is the user's: MergeBlock returns an *EditedError
+// for it, and a block of a newer template a *NewerError.
 func MergeBlock(path string, md []byte, b Block) ([]byte, error) {
+	return mergeBlock(path, md, b, false)
+}
+
+// ReplaceBlock is MergeBlock that also replaces a block edited by hand
+// with the current text (setup --force).
+func ReplaceBlock(path string, md []byte, b Block) ([]byte, error) {
+	return mergeBlock(path, md, b, true)
+}
+
+func mergeBlock(path string, md []byte, b Block, force bool) ([]byte, error) {
 	if !utf8.Valid(md) {
 		return nil, &FileError{Path: path, Problem: "is not valid UTF-8", Fix: "save it as UTF-8"}
 	}
-	nl := "\n"
-	if bytes.Contains(md, []byte("\r\n")) {
-		nl = "\r\n"
-	}
+	nl := lineEnding(md)
 	span, found, err := FindBlock(md, b.Name)
 	if err != nil {
 		return nil, &FileError{Path: path, Problem: err.Error(), Fix: "repair the markers by hand, then run nowhook setup again"}
@@ -152,8 +200,11 @@ func MergeBlock(path string, md []byte, b Block) ([]byte, error) {
 		return nil, &NewerError{Path: path, Found: span.Version, Ours: b.Version}
 	}
 	if found {
-		if string(md[span.Start:span.End]) == text {
-			return md, nil
+		if !force && !b.Wrote(span.Body) {
+			return nil, &EditedError{Path: path, Name: b.Name, Line: span.Line}
+		}
+		if span.Version == b.Version && span.Body == b.Body {
+			return md, nil // current, whatever line endings it has
 		}
 		// A block at the very end without a final newline keeps that.
 		if span.End == len(md) && !bytes.HasSuffix(md, []byte("\n")) {
@@ -228,7 +279,9 @@ func isSetextUnderline(line string) bool {
 // the block goes with the line break that MergeBlock put before it, and a
 // "## Heading" section that holds nothing but the block, at the end of the
 // file, goes too (MergeBlock appended it). empty reports that nothing is
-// left of the file.
+// left of the file. A block edited by hand stays (an *EditedError), and
+// so does one of a newer template (a *NewerError), which this nowhook
+// cannot tell from an edited one.
 func RemoveBlock(path string, md []byte, b Block) (next []byte, removed, empty bool, err error) {
 	span, found, err := FindBlock(md, b.Name)
 	if err != nil {
@@ -237,11 +290,14 @@ func RemoveBlock(path string, md []byte, b Block) (next []byte, removed, empty b
 	if !found {
 		return md, false, len(md) == 0, nil
 	}
-	before, after := md[:span.Start], md[span.End:]
-	nl := "\n"
-	if bytes.Contains(md, []byte("\r\n")) {
-		nl = "\r\n"
+	if span.Version > b.Version {
+		return nil, false, false, &NewerError{Path: path, Found: span.Version, Ours: b.Version}
 	}
+	if !b.Wrote(span.Body) {
+		return nil, false, false, &EditedError{Path: path, Name: b.Name, Line: span.Line}
+	}
+	before, after := md[:span.Start], md[span.End:]
+	nl := lineEnding(md)
 	if b.Heading != "" && len(after) == 0 {
 		heading := "## " + b.Heading + nl + nl
 		if rest, ok := bytes.CutSuffix(before, []byte(heading)); ok && (len(rest) == 0 || bytes.HasSuffix(rest, []byte("\n"))) {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -101,8 +102,12 @@ func (p *plan) file(rel string) (*change, error) {
 	return c, nil
 }
 
+// note adds a note once: an artifact several agents share (the AGENTS.md
+// block) says the same thing for each of them.
 func (p *plan) note(format string, args ...any) {
-	p.notes = append(p.notes, fmt.Sprintf(format, args...))
+	if n := fmt.Sprintf(format, args...); !slices.Contains(p.notes, n) {
+		p.notes = append(p.notes, n)
+	}
 }
 
 // resolve follows symlinks to the file that is really written: in the

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -198,6 +199,8 @@ func (r *reconciler) remove(art agent.Artifact) (*step, error) {
 	case e.Delete:
 		c.remove = true
 		s.status = "deleted"
+	case e.Note != "" && slices.Contains(r.p.notes, e.Note):
+		return nil, nil // kept, as an earlier agent's removal of it said
 	case e.Note != "":
 		r.p.note("%s", e.Note)
 		s.status = "kept"

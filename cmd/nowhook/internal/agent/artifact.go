@@ -45,7 +45,8 @@ type Edit struct {
 	// Note says what was left alone and why.
 	Note string
 	// Backup: the old content is kept beside the file, as FILE.bak,
-	// because the edit replaces a script that was not nowhook's as written.
+	// because the edit replaces a script or a block that was not nowhook's
+	// as written (setup --force).
 	Backup bool
 }
 
@@ -178,22 +179,42 @@ type Block struct {
 
 func (b *Block) Path() string { return b.File }
 
-func (b *Block) Apply(cur []byte, _ Options) (Edit, error) {
+func (b *Block) Apply(cur []byte, o Options) (Edit, error) {
 	if b.IfPresent && len(cur) == 0 {
 		return Edit{Next: cur}, nil
 	}
-	next, err := generate.MergeBlock(b.File, cur, b.Block)
+	merge := generate.MergeBlock
+	if o.Force {
+		merge = generate.ReplaceBlock
+	}
+	next, err := merge(b.File, cur, b.Block)
 	if newer := (*generate.NewerError)(nil); errors.As(err, &newer) {
 		return Edit{Next: cur, Note: fmt.Sprintf("%v; left it alone (upgrade nowhook).", newer)}, nil
+	}
+	if edited := (*generate.EditedError)(nil); errors.As(err, &edited) {
+		return Edit{Next: cur, Note: fmt.Sprintf("%v, so it is yours and agents keep reading it as you wrote it; left it alone (nowhook setup --force replaces it with the current text and keeps the file as it was as %s.bak).", edited, b.File)}, nil
 	}
 	if err != nil {
 		return Edit{}, err
 	}
-	return Edit{Next: next}, nil
+	e := Edit{Next: next}
+	if o.Force {
+		if span, found, _ := generate.FindBlock(cur, b.Block.Name); found && !b.Block.Wrote(span.Body) {
+			e.Backup = true
+			e.Note = fmt.Sprintf("%s:%d: the %s block was edited by hand; replaced it with nowhook's current text and kept the file as it was as %s.bak.", b.File, span.Line, b.Block.Name, b.File)
+		}
+	}
+	return e, nil
 }
 
 func (b *Block) Remove(cur []byte, _ func(string) bool) (Edit, error) {
 	next, removed, empty, err := generate.RemoveBlock(b.File, cur, b.Block)
+	if newer := (*generate.NewerError)(nil); errors.As(err, &newer) {
+		return Edit{Next: cur, Note: fmt.Sprintf("%v; kept it (remove it with that nowhook, or delete the block by hand).", newer)}, nil
+	}
+	if edited := (*generate.EditedError)(nil); errors.As(err, &edited) {
+		return Edit{Next: cur, Note: fmt.Sprintf("%v, so it is yours; kept it (delete it yourself, from its nowhook:begin line to its nowhook:end line, if you no longer want it).", edited)}, nil
+	}
 	if err != nil {
 		return Edit{}, err
 	}

@@ -36,6 +36,9 @@ func readMD(root, rel string) *mdFile {
 type mdBlock struct {
 	span generate.BlockSpan
 	err  error
+	// edited: its text is none that nowhook wrote (a newer template's
+	// cannot be judged and is never edited).
+	edited bool
 }
 
 // block returns the named block, nil when the file has none.
@@ -50,11 +53,25 @@ func (m *mdFile) block(name string) *mdBlock {
 	if !found {
 		return nil
 	}
-	return &mdBlock{span: span}
+	ours, known := tableBlock(name)
+	return &mdBlock{span: span, edited: known && span.Version <= templateVersion && !ours.Wrote(span.Body)}
+}
+
+// tableBlock is the managed block named name in the agent table.
+func tableBlock(name string) (generate.Block, bool) {
+	for _, a := range agentpkg.All {
+		for _, art := range a.Owned() {
+			if b, ok := art.(*agentpkg.Block); ok && b.Block.Name == name {
+				return b.Block, true
+			}
+		}
+	}
+	return generate.Block{}, false
 }
 
 // blockFinding reports one managed block: present and current, older,
-// broken, or missing.
+// edited by hand, broken, or missing. fix is the setup command that
+// writes it.
 func (d *doctor) blockFinding(m *mdFile, name, purpose, fix string) Finding {
 	f := Finding{Path: m.rel}
 	if m.readErr != nil {
@@ -70,6 +87,10 @@ func (d *doctor) blockFinding(m *mdFile, name, purpose, fix string) Finding {
 	case b.err != nil:
 		f.Severity, f.Message = Error, fmt.Sprintf("%s: %v", m.rel, b.err)
 		f.Fix = "repair the nowhook markers by hand, then run " + fix
+	case b.edited:
+		f.Severity = Warn
+		f.Message = fmt.Sprintf("%s:%d: the %s block was edited by hand (its text is not one nowhook wrote), so setup leaves it alone and agents read it as it is; --force replaces it with the current text and keeps the file as it was as %s.bak", m.rel, b.span.Line, name, m.rel)
+		f.Fix = fix + " --force"
 	case b.span.Version < templateVersion:
 		f.Severity, f.Message, f.Fix = Warn, fmt.Sprintf("%s:%d: the %s block is template v%d, older than this nowhook's v%d", m.rel, b.span.Line, name, b.span.Version, templateVersion), fix
 	case b.span.Version > templateVersion:
