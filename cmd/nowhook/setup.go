@@ -65,7 +65,7 @@ func setupCmd(args []string, io stdio) error {
 	o.budget = agent.DefaultBudget
 	fs.Var((*durationFlag)(&o.budget), "timeout", "the time the hook gives kbs, with its unit (1s to 30s)")
 	fs.BoolVar(&o.trust, "trust-codex", false, "record the trust of our Codex hook in your Codex config, through codex app-server")
-	fs.BoolVar(&o.force, "force", false, "replace scripts at our paths even when they were changed by hand")
+	fs.BoolVar(&o.force, "force", false, "replace scripts at our paths and our Markdown blocks even when they were changed by hand (the old file is kept as FILE.bak)")
 	fs.BoolVar(&o.checkpoint, "checkpoint", false, "also install the checkpoint: near a full context the agent is told once to write its progress into its Kanbus issues (--checkpoint=false takes it away; without the flag each agent keeps what it has)")
 	fs.IntVar(&o.checkpointAt, "checkpoint-at", 0, "with --checkpoint: the share of the context window, in percent, at which it fires (default 85)")
 	fs.BoolVar(&o.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask line by line, for screen readers (answers may come from a pipe)")
