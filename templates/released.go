@@ -8,7 +8,8 @@ package templates
 //
 // The list does not follow the version in the marker: a version bump that
 // leaves a body alone needs no new entry. When a body changes, add the new
-// text's sum and keep every old one; TestReleasedBlocks fails until then.
+// text's sum and keep every old one; TestReleasedBlocks
+// (cmd/nowhook/internal/agent) fails until then.
 var ReleasedBlocks = map[string][]string{
 	"kbs-now": {
 		"5259728c54e9586f65c0a1d1df8756fb239a2d886ec75c58f7e30722dfdd6ee3", // v1
