@@ -96,17 +96,39 @@ var qwen = &Agent{
 		},
 	},
 	Checks: []string{"mode", "hooks-file", "loadable", "disabled", "folder-trust", "hook", "ms-timeout", "script", "inject-event", "qwen-md"},
+	Scope:  qwenScope,
+}
+
+// qwenScope (measured on 0.24.4): like Claude Code, Qwen Code loads
+// .qwen/settings.json only from the directory it starts in, and the user's
+// ${QWEN_HOME:-~/.qwen}/settings.json in every session; at the root both
+// files' hooks run, the project's first.
+var qwenScope = Scope{
+	Loads: "only from the directory it starts in",
+	User: &UserScope{
+		Var: "QWEN_HOME", Default: "~/.qwen",
+		Settings: userSettings(QwenSettings),
+		Script:   "hooks/kanbus-compaction-right-now.sh",
+		Defer:    []string{QwenScript, QwenSettings.Path},
+		Guard:    func(path string) Artifact { return &qwenLoadable{file: path, user: true} },
+	},
 }
 
 // qwenLoadable guards .qwen/settings.json: it writes nothing, and refuses
 // a file that Qwen Code cannot load (see QwenLoadError), before the hook
 // entry is merged into it.
-type qwenLoadable struct{ file string }
+type qwenLoadable struct {
+	file string
+	user bool // the user's own settings, which Qwen does not reset but fails on
+}
 
 func (g *qwenLoadable) Path() string { return g.file }
 
 func (g *qwenLoadable) Apply(cur []byte, _ Options) (Edit, error) {
 	if err := QwenLoadError(g.file, cur); err != nil {
+		if g.user {
+			err.Consequence = "Qwen Code does not start while its user settings have one"
+		}
 		return Edit{}, err
 	}
 	return Edit{Next: cur}, nil
