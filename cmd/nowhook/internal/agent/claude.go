@@ -92,6 +92,8 @@ var claude = &Agent{
 	Reinject: "yes: SessionStart hook with matcher compact; its stdout is added to the next model request",
 	Markers:  []string{".claude", "CLAUDE.md"},
 	Binaries: []string{"claude"},
+	// Project settings come only from the directory claude starts in (measured, 2.1.332).
+	StartDirOnly: true,
 	Hooks: HookFormat{
 		Files:         []string{".claude/settings.local.json", ".claude/settings.json", "${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json"},
 		Layout:        LayoutGrouped,

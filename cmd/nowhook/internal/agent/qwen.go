@@ -83,6 +83,8 @@ var qwen = &Agent{
 	Reinject: "yes: SessionStart hook with matcher compact; its stdout joins the system prompt of the next request after /compress, but after an automatic compression only of the request after that, since Qwen Code does not wait for the hook there",
 	Markers:  []string{".qwen"},
 	Binaries: []string{"qwen"},
+	// The project settings file is read only in the directory qwen starts in (measured, 0.24.4).
+	StartDirOnly: true,
 	Hooks: HookFormat{
 		Files:         []string{".qwen/settings.json", "${QWEN_HOME:-~/.qwen}/settings.json"},
 		Layout:        LayoutGrouped,
