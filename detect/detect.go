@@ -64,6 +64,48 @@ func GitTop(dir string) (string, bool) {
 	}
 }
 
+// Worktree says whether dir lies in a linked git worktree, and if so its
+// main checkout, found as git lays worktrees out (and Codex finds them for
+// its project trust, without running git): the worktree's .git is a file
+// "gitdir: <common>/worktrees/<name>", and the main checkout is the folder
+// that holds <common>. Paths are absolute, with links resolved. evidence
+// says how it was known.
+func Worktree(dir string) (top, main, evidence string, ok bool) {
+	top, found := GitTop(dir)
+	if !found {
+		return "", "", "", false
+	}
+	dotGit := filepath.Join(top, ".git")
+	info, err := os.Lstat(dotGit)
+	if err != nil || !info.Mode().IsRegular() {
+		return "", "", "", false
+	}
+	b, err := os.ReadFile(dotGit)
+	if err != nil {
+		return "", "", "", false
+	}
+	gitdir, found := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	gitdir = strings.TrimSpace(gitdir)
+	if !found || gitdir == "" {
+		return "", "", "", false
+	}
+	if !filepath.IsAbs(gitdir) {
+		gitdir = filepath.Join(top, gitdir)
+	}
+	if real, err := filepath.EvalSymlinks(gitdir); err == nil {
+		gitdir = real
+	}
+	worktrees := filepath.Dir(gitdir)
+	if filepath.Base(worktrees) != "worktrees" {
+		return "", "", "", false // a submodule, or a separate git dir
+	}
+	main = filepath.Dir(filepath.Dir(worktrees))
+	if real, err := filepath.EvalSymlinks(top); err == nil {
+		top = real
+	}
+	return top, main, fmt.Sprintf("%s is a file pointing to %s: a linked worktree of %s", dotGit, gitdir, main), true
+}
+
 // Kanbus is what was found of Kanbus.
 type Kanbus struct {
 	Config   string   // absolute path of .kanbus.yml, or ""

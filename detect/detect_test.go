@@ -75,3 +75,50 @@ func TestKanbusProjects(t *testing.T) {
 		t.Errorf("DetectKanbusFrom with a root project searched below it: %v", k.Projects)
 	}
 }
+
+// TestWorktree: a linked worktree's .git file leads to its main checkout,
+// as git lays it out (absolute or relative gitdir); a submodule's or a
+// separate git dir does not, nor does a plain checkout.
+func TestWorktree(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(rel, content string) {
+		p := filepath.Join(base, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if content != "" {
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mk("main/.git/worktrees/wt/HEAD", "ref: refs/heads/wt\n")
+	mk("wt/.git", "gitdir: "+filepath.Join(base, "main/.git/worktrees/wt")+"\n")
+	mk("wt/sub/x", "")
+	mk("rel/.git", "gitdir: ../main/.git/worktrees/wt\n")
+	mk("main/.git/modules/sm/HEAD", "x")
+	mk("main/sm/.git", "gitdir: ../.git/modules/sm\n")
+	for _, tc := range []struct {
+		dir, top, main string
+	}{
+		{"wt", "wt", "main"},
+		{"wt/sub", "wt", "main"},
+		{"rel", "rel", "main"},
+		{"main", "", ""},
+		{"main/sm", "", ""},
+	} {
+		top, main, evidence, ok := Worktree(filepath.Join(base, tc.dir))
+		if tc.main == "" {
+			if ok {
+				t.Errorf("%s: a worktree of %s (%s), want none", tc.dir, main, evidence)
+			}
+			continue
+		}
+		if !ok || top != filepath.Join(base, tc.top) || main != filepath.Join(base, tc.main) || evidence == "" {
+			t.Errorf("%s: Worktree = %q, %q, %q, %v; want %s of %s", tc.dir, top, main, evidence, ok, tc.top, tc.main)
+		}
+	}
+}
