@@ -174,6 +174,26 @@ func (a *Agent) Spec(m Mode) (ModeSpec, bool) {
 	return ModeSpec{}, false
 }
 
+// HookIn reports whether the hook entries of the agent's re-inject mode
+// are in place in dir (a folder set up with nowhook setup --dir).
+func (a *Agent) HookIn(dir string) bool {
+	spec, ok := a.Spec(Reinject)
+	if !ok {
+		return false
+	}
+	found := false
+	for _, art := range spec.Artifacts {
+		if h, ok := art.(*HookEntry); ok {
+			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(h.Path())))
+			if err != nil || !h.Present(b) {
+				return false
+			}
+			found = true
+		}
+	}
+	return found
+}
+
 // ModeNames lists the agent's modes, the default first.
 func (a *Agent) ModeNames() []Mode {
 	modes := []Mode{a.Default}

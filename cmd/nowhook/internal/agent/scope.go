@@ -25,6 +25,12 @@ type Scope struct {
 	Refused string
 }
 
+// StartDirOnly reports whether the agent runs a project's hooks only in
+// sessions started in the folder that holds them, never in its
+// sub-folders: a session started below the root needs the hook set up
+// where it starts (nowhook setup --dir) or the user scope.
+func (a *Agent) StartDirOnly() bool { return a.Scope.Loads != "" && !a.Scope.SubFolders }
+
 // UserScope is an agent's user-level install: a compact hook merged into
 // the settings file the agent loads wherever a session starts, running a
 // wrapper beside it. Its command needs no repository path: the runtime
