@@ -139,7 +139,7 @@ func review(ask asker, p *plan, verb string, io stdio) error {
 		}
 	}
 	for _, d := range p.rmdirs {
-		lines = append(lines, fmt.Sprintf("  %-9s %s/", "deleted", p.shownDir(d)))
+		lines = append(lines, fmt.Sprintf("  %-9s %s/", "deleted", show(p.shownDir(d), d)))
 	}
 	if len(lines) == 0 {
 		return nil
