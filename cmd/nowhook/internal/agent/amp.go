@@ -46,5 +46,5 @@ var amp = &Agent{
 		Files:  []string{".amp/settings.json", "~/.config/amp/settings.json"},
 		Layout: LayoutFlat,
 	},
-	Checks: []string{"mode"},
+	Checks: []string{"mode", "reach"},
 }

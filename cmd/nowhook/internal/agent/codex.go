@@ -138,7 +138,7 @@ var codex = &Agent{
 			"PostCompact": "Codex's PostCompact hooks cannot inject context; use SessionStart with matcher compact",
 		},
 	},
-	Checks:     []string{"mode", "hooks-file", "config", "hook", "script", "inject-event", "features", "layers", "trust", "agents-md-cap", "checkpoint"},
+	Checks:     []string{"mode", "reach", "hooks-file", "config", "hook", "script", "inject-event", "features", "layers", "trust", "agents-md-cap", "checkpoint"},
 	Checkpoint: codexCheckpoint,
 	Trust: &Trust{
 		Hook:      codexHook,

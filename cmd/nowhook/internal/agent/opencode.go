@@ -79,5 +79,5 @@ var opencode = &Agent{
 	Markers:  []string{".opencode", "opencode.json", "opencode.jsonc"},
 	Binaries: []string{"opencode"},
 	Reads:    opencodeReads,
-	Checks:   []string{"mode", "plugin"},
+	Checks:   []string{"mode", "reach", "plugin"},
 }

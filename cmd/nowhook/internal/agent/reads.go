@@ -60,6 +60,8 @@ type Instruction struct {
 	// Keep says how a user keeps the file in view where it is hidden
 	// (for a message).
 	Keep string
+	// Caveat is what else limits the file's reach (for doctor and docs).
+	Caveat string
 }
 
 // Loads lists the instruction files the agent loads from a session started
@@ -89,6 +91,22 @@ func (r *Reads) Loads(f Files) []string {
 		out = append(out, in.File)
 	}
 	return out
+}
+
+// Through says how the agent loads file when it loads it through an
+// import ("through @AGENTS.md in CLAUDE.md"), with the import's caveat;
+// "" when it loads it by itself.
+func (r *Reads) Through(f Files, file string) string {
+	for _, in := range r.Files {
+		if in.File == file && in.ImportedBy != "" && hider(f, in) != "" {
+			s := "through @" + in.File + " in " + in.ImportedBy
+			if in.Caveat != "" {
+				s += "; " + in.Caveat
+			}
+			return s
+		}
+	}
+	return ""
 }
 
 // Keep says how to keep file in view where it is hidden, or "".

@@ -85,8 +85,9 @@ func (d *doctor) blockFinding(m *mdFile, name, purpose, fix string) Finding {
 // can do, and the only one on Cursor and Antigravity.
 var agentsMDCheck = checkFunc{"agents-md", func(d *doctor, _ *agent) []Finding {
 	var readers []string
+	files := agentpkg.DirFiles(d.root)
 	for _, a := range d.agents {
-		if a.present() && a.mode != "" {
+		if a.present() && a.mode != "" && (!d.agentsMD.exists || containsString(a.p.Loads(files), agentpkg.OnDemandBlock.File)) {
 			readers = append(readers, a.p.Title)
 		}
 	}
