@@ -429,7 +429,18 @@ func printSummary(w io.Writer, plans []*agentPlan, how func(t target) string) {
 	for _, ap := range plans {
 		var parts []string
 		seen := map[string]bool{}
+		// A file something was taken out of says so; the blocks that stay
+		// in it add nothing to that.
+		took := map[string]bool{}
 		for _, s := range ap.steps {
+			if !s.apply && (s.status == "removed" || s.status == "deleted") {
+				took[s.art.Path()] = true
+			}
+		}
+		for _, s := range ap.steps {
+			if s.apply && s.status == "" && took[s.art.Path()] && !s.c.remove {
+				continue
+			}
 			status := s.status
 			if s.apply && status == "" {
 				status = s.c.status()

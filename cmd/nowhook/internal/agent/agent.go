@@ -392,7 +392,7 @@ func Matrix() string {
 				f += " (where it exists)"
 			}
 			if u, ok := art.(*Unless); ok && !always[art.Path()] {
-				f += " (where it hides `" + u.Loaded + "`)"
+				f += " (where it is read instead of `" + u.Loaded + "`)"
 			}
 			if !contains(files, f) {
 				files = append(files, f)

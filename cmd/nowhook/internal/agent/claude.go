@@ -60,7 +60,7 @@ var claudeReads = Reads{
 		{File: ClaudeContextFile, Known: "measured: its text is in the first request"},
 		{File: "AGENTS.md", HiddenBy: []string{ClaudeContextFile}, ImportedBy: ClaudeContextFile,
 			Known:  "measured: in the first request where there is no CLAUDE.md, absent beside a CLAUDE.md without an import, and in it again with @AGENTS.md as CLAUDE.md's first line",
-			Caveat: "a session started in a sub-folder takes the import only once it is approved (interactive sessions ask; claude -p skips it without a word)"},
+			Caveat: "a session started in a sub-folder takes it only once the import is approved (claude -p skips it without a word)"},
 	},
 }
 
