@@ -43,8 +43,8 @@ type Reads struct {
 // Instruction is one instruction file an agent loads.
 type Instruction struct {
 	File string
-	// Known says how the fact is known: "measured", "vendor docs" or
-	// "source", with what was seen.
+	// Known says how the fact is known ("measured", "vendor docs",
+	// "source" or "reported"), with what was seen.
 	Known string
 	// HiddenBy are files whose presence makes the agent skip this one
 	// (unless they are the same file through a link).
