@@ -45,6 +45,9 @@ type step struct {
 type agentPlan struct {
 	t     target
 	steps []*step
+	// kept are the artifacts the desired state keeps: those its mode owns,
+	// less the conditional ones that are not needed.
+	kept map[agent.Artifact]bool
 	// trustKeys are the trust keys of the agent's hook entries that the
 	// reconcile removes (to forget their trust after writing).
 	trustKeys []string
@@ -56,29 +59,39 @@ type reconciler struct {
 	rec    *record
 	opts   agent.Options
 	others []*agent.Agent // agents outside the targets that are in use
+	// spare are files the plan must not create (reads.go).
+	spare map[string]bool
 }
 
 // reconcile plans every target: all applies first, in table order, then
 // all removals, each agent's last artifact first, so that a removal sees
 // the file as the applies left it and undoes appends in reverse order.
+// What the agents will read decides two things first (reads.go): which
+// conditional artifacts are needed, and which files setup must not create
+// because they would hide another from an agent in use.
 func reconcile(p *plan, rec *record, targets []target, others []*agent.Agent, o agent.Options) ([]*agentPlan, error) {
-	r := &reconciler{p: p, rec: rec, opts: o, others: others}
+	d, err := decideReads(p, rec, targets, others, o)
+	if err != nil {
+		return nil, err
+	}
+	return reconcileWith(p, rec, targets, others, o, d)
+}
+
+// reconcileWith plans every target as d decided.
+func reconcileWith(p *plan, rec *record, targets []target, others []*agent.Agent, o agent.Options, d readsDecision) ([]*agentPlan, error) {
+	r := &reconciler{p: p, rec: rec, opts: o, others: others, spare: d.spare}
 	var plans []*agentPlan
 	for _, t := range targets {
-		ap := &agentPlan{t: t}
+		ap := &agentPlan{t: t, kept: map[agent.Artifact]bool{}}
 		if t.mode != "" && t.agent.NeedsTrust(t.mode, t.checkpoint) && t.agent.Trust.Preflight != nil {
 			if err := t.agent.Trust.Preflight(p.root); err != nil {
 				return nil, refused(err)
 			}
 		}
 		for _, art := range t.agent.Owned() {
-			if t.wants(art) {
-				s, err := r.apply(art)
-				if err != nil {
-					return nil, refused(err)
-				}
-				if s != nil {
-					ap.steps = append(ap.steps, s)
+			if _, cond := art.(agent.Conditional); t.wants(art) && (!cond || d.needed[art]) {
+				if err := r.keep(ap, art); err != nil {
+					return nil, err
 				}
 			}
 		}
@@ -88,11 +101,11 @@ func reconcile(p *plan, rec *record, targets []target, others []*agent.Agent, o 
 		owned := ap.t.agent.Owned()
 		for j := len(owned) - 1; j >= 0; j-- {
 			art := owned[j]
-			if ap.t.wants(art) {
+			if ap.kept[art] || r.keptElsewhere(plans, art) || r.shadowed(art) {
 				continue
 			}
 			if user := r.usedByOther(art); user != nil {
-				if s, err := r.keep(art, user); err != nil {
+				if s, err := r.keepFor(art, user); err != nil {
 					return nil, refused(err)
 				} else if s != nil {
 					ap.steps = append(ap.steps, s)
@@ -123,6 +136,50 @@ func reconcile(p *plan, rec *record, targets []target, others []*agent.Agent, o 
 	return plans, nil
 }
 
+// keep applies art for ap, the desired state keeping it.
+func (r *reconciler) keep(ap *agentPlan, art agent.Artifact) error {
+	ap.kept[art] = true
+	s, err := r.apply(art)
+	if err != nil {
+		return refused(err)
+	}
+	if s != nil {
+		ap.steps = append(ap.steps, s)
+	}
+	return nil
+}
+
+// keptElsewhere reports whether the plan keeps art's block, in art's
+// file, under another artifact (CLAUDE.md linked to AGENTS.md holds the
+// one kbs-now block both name).
+func (r *reconciler) keptElsewhere(plans []*agentPlan, art agent.Artifact) bool {
+	for _, ap := range plans {
+		for x := range ap.kept {
+			if x != art && r.sameBlock(x, art) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shadowed reports whether art is a conditional block whose block, in its
+// file, an unconditional artifact of some agent names too: the block
+// there is that artifact's (CLAUDE.md linked to AGENTS.md).
+func (r *reconciler) shadowed(art agent.Artifact) bool {
+	if _, cond := art.(agent.Conditional); !cond {
+		return false
+	}
+	for _, a := range agent.All {
+		for _, x := range a.Owned() {
+			if _, cond := x.(agent.Conditional); !cond && r.sameBlock(x, art) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (r *reconciler) apply(art agent.Artifact) (*step, error) {
 	c, err := r.p.file(art.Path())
 	if err != nil {
@@ -137,8 +194,8 @@ func (r *reconciler) apply(art agent.Artifact) (*step, error) {
 			return nil, err
 		}
 	}
-	if !c.existed && !c.touched && len(e.Next) == 0 {
-		return nil, nil // a file the artifact only edits where it exists
+	if !c.existed && !c.touched && (len(e.Next) == 0 || r.spare[art.Path()]) {
+		return nil, nil // a file the artifact only edits where it exists, or one that would hide another
 	}
 	c.next, c.touched = e.Next, true
 	c.remove = false
@@ -224,8 +281,8 @@ func (r *reconciler) remove(art agent.Artifact) (*step, error) {
 	return s, nil
 }
 
-// keep reports a shared artifact that stays because another agent uses it.
-func (r *reconciler) keep(art agent.Artifact, user *agent.Agent) (*step, error) {
+// keepFor reports a shared artifact that stays because another agent uses it.
+func (r *reconciler) keepFor(art agent.Artifact, user *agent.Agent) (*step, error) {
 	c, err := r.p.file(art.Path())
 	if err != nil {
 		return nil, err
@@ -252,8 +309,8 @@ func (r *reconciler) usedByOther(art agent.Artifact) *agent.Agent {
 
 // sameBlock reports whether a and b are blocks of one name in one file.
 func (r *reconciler) sameBlock(a, b agent.Artifact) bool {
-	ba, ok1 := a.(*agent.Block)
-	bb, ok2 := b.(*agent.Block)
+	ba, ok1 := blockOf(a)
+	bb, ok2 := blockOf(b)
 	if !ok1 || !ok2 || ba.Block.Name != bb.Block.Name {
 		return false
 	}
@@ -440,17 +497,27 @@ func hasOwn(root string, a *agent.Agent) bool {
 	return false
 }
 
-// shared reports whether more than one agent owns art.
+// shared reports whether more than one agent owns art, or a block of
+// its name in its file (the kbs-now block in CLAUDE.md).
 func shared(art agent.Artifact) bool {
 	n := 0
 	for _, a := range agent.All {
 		for _, x := range a.Owned() {
-			if x == art {
+			if x == art || sameNamedBlock(x, art) {
 				n++
+				break
 			}
 		}
 	}
 	return n > 1
+}
+
+// sameNamedBlock reports whether a and b are blocks of one name under one
+// path.
+func sameNamedBlock(a, b agent.Artifact) bool {
+	ba, ok1 := blockOf(a)
+	bb, ok2 := blockOf(b)
+	return ok1 && ok2 && ba.File == bb.File && ba.Block.Name == bb.Block.Name
 }
 
 // printSummary prints one line per target: the agent, its mode (or
@@ -460,13 +527,24 @@ func printSummary(w io.Writer, plans []*agentPlan, how func(t target) string, be
 	for _, ap := range plans {
 		var parts []string
 		seen := map[string]bool{}
+		// A file something was taken out of says so; the blocks that stay
+		// in it add nothing to that.
+		took := map[string]bool{}
 		for _, s := range ap.steps {
+			if !s.apply && (s.status == "removed" || s.status == "deleted") {
+				took[s.art.Path()] = true
+			}
+		}
+		for _, s := range ap.steps {
+			if s.apply && s.status == "" && took[s.art.Path()] && !s.c.remove {
+				continue
+			}
 			status := s.status
 			if s.apply && status == "" {
 				status = s.c.status()
-				if s.c.remove {
-					status = "deleted"
-				}
+			}
+			if s.c.remove && (s.apply || status == "removed") {
+				status = "deleted" // the file goes: one word for all that went from it
 			}
 			item := s.art.Path() + " (" + status + ")"
 			if !seen[item] {

@@ -118,6 +118,15 @@ func gitDir(root string) (string, bool) {
 	return dir, true
 }
 
+// clone is a copy that is never saved, for a scratch plan.
+func (r *record) clone() *record {
+	c := &record{root: r.root, found: r.found, lines: map[string]bool{}}
+	for l := range r.lines {
+		c.lines[l] = true
+	}
+	return c
+}
+
 // knows reports whether the record has seen the file at path.
 func (r *record) knows(path string) bool {
 	k := r.key(path)

@@ -84,6 +84,8 @@ type Agent struct {
 	// Trust is a step that makes the agent run our hook at all (Codex's
 	// hook trust), or nil.
 	Trust *Trust
+	// Reads is what the agent loads as instructions (reads.go).
+	Reads Reads
 	// Checkpoint are the artifacts `setup --checkpoint` adds, in any mode:
 	// hooks that tell the agent to write its progress into Kanbus before
 	// the context fills (and, where the agent has one, a summary hint);
@@ -400,11 +402,20 @@ func Matrix() string {
 			modes = append(modes, string(m))
 		}
 		spec, _ := a.Spec(a.Default)
+		always := map[string]bool{}
+		for _, art := range spec.Artifacts {
+			if _, cond := art.(Conditional); !cond {
+				always[art.Path()] = true
+			}
+		}
 		var files []string
 		for _, art := range spec.Artifacts {
 			f := "`" + art.Path() + "`"
 			if b, ok := art.(*Block); ok && b.IfPresent {
 				f += " (where it exists)"
+			}
+			if u, ok := art.(*Unless); ok && !always[art.Path()] {
+				f += " (where it is read instead of `" + u.Loaded + "`)"
 			}
 			if !contains(files, f) {
 				files = append(files, f)

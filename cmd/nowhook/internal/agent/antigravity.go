@@ -19,6 +19,14 @@ var antigravity = &Agent{
 	},
 	Reinject: "no: " + antigravityReason,
 	Markers:  []string{".agents/rules", ".agents/workflows", ".agents/hooks.json", ".agent", "GEMINI.md"},
+	Reads: Reads{
+		Client: "Antigravity (vendor docs; not run)",
+		Where:  "the workspace root",
+		Files: []Instruction{
+			{File: "AGENTS.md", Known: "vendor docs"},
+			{File: "GEMINI.md", Known: "vendor docs"},
+		},
+	},
 	Hooks: HookFormat{
 		Files:  []string{".agents/hooks.json", ".agent/hooks.json", "~/.gemini/config/hooks.json"},
 		Layout: LayoutNamed,
@@ -27,5 +35,5 @@ var antigravity = &Agent{
 			"PreInvocation": antigravityReason,
 		},
 	},
-	Checks: []string{"mode", "hooks-file", "inject-event"},
+	Checks: []string{"mode", "reach", "hooks-file", "inject-event"},
 }

@@ -54,6 +54,11 @@ var cursor = &Agent{
 	Markers:  []string{".cursor", ".cursorrules"},
 	Globs:    []Glob{{Pattern: ".cursor/rules/*.md*", Evidence: ".cursor/rules/ has rules"}},
 	Binaries: []string{"cursor-agent"},
+	Reads: Reads{
+		Client: "Cursor (vendor docs; not run)",
+		Where:  "the repository root and nested folders",
+		Files:  []Instruction{{File: "AGENTS.md", Known: "vendor docs"}},
+	},
 	Hooks: HookFormat{
 		Files:  []string{".cursor/hooks.json", "~/.cursor/hooks.json"},
 		Layout: LayoutFlat,
@@ -61,5 +66,5 @@ var cursor = &Agent{
 			"sessionStart": "Cursor's sessionStart fires at every new conversation, not after compaction, and " + cursorReason,
 		},
 	},
-	Checks: []string{"mode", "hooks-file", "hook", "script", "inject-event"},
+	Checks: []string{"mode", "reach", "hooks-file", "hook", "script", "inject-event"},
 }
