@@ -18,7 +18,8 @@ import (
 //   - at the root and in a worktree, the first request after the summary
 //     carries the reminder exactly once and no earlier request does;
 //   - in a sub-folder, where project settings are not read, no request
-//     carries the reminder and setup's summary points at `--scope user`.
+//     carries the reminder, and setup's summary says so and names
+//     `nowhook setup --scope user --agents claude`.
 func TestClaudeReadsMatrix(t *testing.T) {
 	bin := findClient(t, "CLAUDE_BIN", "claude")
 	for _, sh := range repoShapes {
@@ -90,8 +91,10 @@ func checkClaudeCell(t *testing.T, bin string, sh repoShape, where string) {
 		if n != 0 {
 			t.Errorf("started in %s, the first request after the summary holds the reminder %d times; project settings were thought unread there", subDir, n)
 		}
-		if !strings.Contains(out, "--scope user") {
-			t.Errorf("started in %s, no reminder reaches Claude Code, and setup's summary does not say so (no `--scope user`):\n%s", subDir, out)
+		for _, want := range []string{"sessions started in a sub-folder get no reminder", "nowhook setup --scope user --agents claude"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("started in %s, no reminder reaches Claude Code, and setup's summary does not say %q:\n%s", subDir, want, out)
+			}
 		}
 	} else if n != 1 {
 		t.Errorf("the first request after the summary (request %d) holds the reminder %d times, want 1", idx+1, n)
