@@ -161,3 +161,35 @@ func rulesIn(t *testing.T, body []byte, sh repoShape) string {
 	}
 	return strings.Join(got, "+") + " rule"
 }
+
+// TestClaudeOnDemandMatrix is the matrix for `setup --yes --agents
+// claude=ondemand`, where the kbs-now block is all nowhook gives Claude
+// Code: for every shape and start directory, the first request holds the
+// team rule lines Claude Code reads before setup (claudeView, measured by
+// TestClaudeReadsMatrix) and the block.
+func TestClaudeOnDemandMatrix(t *testing.T) {
+	bin := findClient(t, "CLAUDE_BIN", "claude")
+	for _, sh := range repoShapes {
+		for _, where := range startDirs {
+			t.Run(matrixName(sh, where), func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+				defer cancel()
+				s := newSandbox(t, kbsFixture)
+				s.applyShape(t, sh)
+				m := newAnthropicMock(t)
+				runNowhook(t, ctx, s, "setup", "--yes", "--agents", "claude=ondemand")
+				s.commitAll(t, "nowhook setup")
+				runClaudeSession(t, ctx, bin, claudeEnv(s, m), s.startIn(t, where), []string{"hello"})
+				first := m.requests()[0]
+				if lost := missingRules(t, first.Body, claudeView(sh)); len(lost) > 0 {
+					t.Errorf("after setup, the first request lacks team rule line(s) Claude Code read before setup: %q", lost)
+				}
+				block := bodyContains(t, first.Body, kbsNowLine)
+				if !block {
+					t.Errorf("after setup, the first request lacks nowhook's kbs-now block (%q)", kbsNowLine)
+				}
+				t.Logf("reads: claude=ondemand %s: first request %s, kbs-now block %v", matrixName(sh, where), rulesIn(t, first.Body, sh), block)
+			})
+		}
+	}
+}
