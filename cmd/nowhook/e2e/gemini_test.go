@@ -51,8 +51,16 @@ type geminiRun struct {
 // runGemini runs `gemini -m MODEL -p hello` in the sandbox's repository.
 func runGemini(t *testing.T, ctx context.Context, s *sandbox, m *geminiMock, bin string, env []string) geminiRun {
 	t.Helper()
-	res := runCmd(t, ctx, env, s.repo, "", bin, "-m", geminiModel, "-p", "hello")
-	reqs := m.requests()
+	return runGeminiIn(t, ctx, s.repo, m, bin, env)
+}
+
+// runGeminiIn runs `gemini -m MODEL -p hello` in dir; the run's requests
+// are those the mock received after the ones it held before.
+func runGeminiIn(t *testing.T, ctx context.Context, dir string, m *geminiMock, bin string, env []string) geminiRun {
+	t.Helper()
+	seen := len(m.requests())
+	res := runCmd(t, ctx, env, dir, "", bin, "-m", geminiModel, "-p", "hello")
+	reqs := m.requests()[seen:]
 	dumpRequests(t, reqs)
 	if res.err != nil {
 		t.Fatalf("gemini -p: %v\nstdout:\n%s\nstderr:\n%s", res.err, res.stdout, res.stderr)

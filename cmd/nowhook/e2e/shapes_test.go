@@ -141,3 +141,17 @@ const kbsNowLine = "`kbs now` - the in-progress issues of the whole project as a
 func matrixName(sh repoShape, where string) string {
 	return sh.name + "/" + strings.ReplaceAll(where, "/", "-")
 }
+
+// worktreeAt adds a git worktree of the repository's HEAD at name under
+// the sandbox root, on a new branch of that name (startIn makes the
+// matrix's own worktree; this one is for a measurement before setup).
+func (s *sandbox) worktreeAt(t *testing.T, name string) string {
+	t.Helper()
+	wt := filepath.Join(s.root, name)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if res := runCmd(t, ctx, s.env(nil), s.repo, "", "git", "worktree", "add", "-q", "-b", name, wt); res.err != nil {
+		t.Fatalf("git worktree add %s: %v\n%s%s", name, res.err, res.stdout, res.stderr)
+	}
+	return wt
+}
