@@ -1,0 +1,157 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// The instruction-file matrix on the real Codex CLI, Qwen Code and
+// OpenCode: for each repository shape (shapes_test.go) and start
+// directory, `nowhook setup --yes --agents <client>` runs at the
+// repository root, what it wrote is committed (a worktree made afterwards
+// holds it, as a teammate's checkout would), and one session starts in the
+// cell's directory. The team's rule lines that the client read before
+// setup and nowhook's kbs-now block must be in the first request, and the
+// reminder in the first request after the compaction, once: or, where
+// the project's hook cannot run (Qwen Code started in a sub-folder), no
+// reminder, and setup's output says so. Root cells also run the client
+// once before setup, to prove what it read then.
+
+// TestReadsCodex: `codex exec` whose turn compacts on its own, after setup
+// with nowhook's real trust path (--trust-codex, no bypass flag); in a
+// worktree Codex reads the main checkout's hooks.json, trusted there.
+func TestReadsCodex(t *testing.T) {
+	bin := findClient(t, "CODEX_BIN", "codex")
+	for _, sh := range repoShapes {
+		for _, where := range startDirs {
+			sh, where := sh, where
+			t.Run(matrixName(sh, where), func(t *testing.T) {
+				t.Parallel()
+				ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+				defer cancel()
+				s := newSandbox(t, kbsFixture)
+				s.applyShape(t, sh)
+				if where == startRoot {
+					pm := newPlainResponsesMock(t)
+					env := codexEnv(s, codexHome(t, s, pm))
+					clientVersion(t, ctx, env, bin)
+					res := runCmd(t, ctx, env, s.repo, "", bin, "exec", "--strict-config", "hello")
+					if res.err != nil {
+						t.Fatalf("codex exec before setup: %v\n%s%s", res.err, res.stdout, res.stderr)
+					}
+					checkReadsBefore(t, "codex", sh, pm.requests()[0].Body)
+				}
+				m := newResponsesMock(t)
+				env := codexEnv(s, codexHome(t, s, m))
+				setupCodex(t, ctx, s, bin, env)
+				s.commitAll(t, "nowhook setup")
+				dir := s.startIn(t, where)
+				checkCodexTrustedIn(t, ctx, bin, env, dir)
+				run := codexExecIn(t, ctx, s, m, bin, env, dir)
+				checkReadsCell(t, "codex", sh, where, newReadsRun(t, run.reqs, "compaction"), 1)
+				if n := s.kbsCalls(t); n != 1 {
+					t.Errorf("kbs ran %d times, want 1 (once for the one compaction)", n)
+				}
+			})
+		}
+	}
+}
+
+// qwenSubFolderNoted reports whether setup's output tells the user that a
+// Qwen Code session started in a sub-folder does not run the project's
+// hook (Qwen reads .qwen/settings.json from the directory it starts in).
+func qwenSubFolderNoted(out string) bool {
+	low := strings.ToLower(out)
+	return strings.Contains(low, "qwen") &&
+		(strings.Contains(low, "sub-folder") || strings.Contains(low, "subfolder") || strings.Contains(low, "subdirector"))
+}
+
+// TestReadsQwen: one headless session (hello, /compress, a follow-up).
+// Started in a sub-folder, Qwen Code never reads the root's
+// .qwen/settings.json: no reminder, and setup must have said so. A
+// worktree is a folder of its own for Qwen's folder trust: the test trusts
+// it, as the user would when Qwen asks.
+func TestReadsQwen(t *testing.T) {
+	bin := findClient(t, "QWEN_BIN", "qwen")
+	for _, sh := range repoShapes {
+		for _, where := range startDirs {
+			sh, where := sh, where
+			t.Run(matrixName(sh, where), func(t *testing.T) {
+				t.Parallel()
+				ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+				defer cancel()
+				s := newSandbox(t, kbsFixture)
+				qwenKbs(t, s, kbsFixture, "")
+				s.applyShape(t, sh)
+				qwenHome(t, s)
+				if where == startRoot {
+					pm := newQwenMock(t, false, "")
+					env := qwenEnv(s, pm)
+					clientVersion(t, ctx, env, bin)
+					runQwenSession(t, ctx, bin, env, s.repo, []string{"hello"}, nil)
+					checkReadsBefore(t, "qwen", sh, firstTurnBody(t, pm.recorded()))
+				}
+				out := setupQwen(t, ctx, s, s.repo)
+				s.commitAll(t, "nowhook setup")
+				dir := s.startIn(t, where)
+				if where == startWorktree {
+					trustAlso(t, s, dir)
+				}
+				m := newQwenMock(t, false, "")
+				runQwenSession(t, ctx, bin, qwenEnv(s, m), dir, []string{"hello", "/compress", "What was I working on?"}, nil)
+				reqs := m.recorded()
+				checkQwenRequests(t, reqs)
+				want := 1
+				if where == startSub {
+					want = 0
+					if !qwenSubFolderNoted(out) {
+						t.Errorf("setup's output does not say that a Qwen Code session started in a sub-folder gets no reminder:\n%s", out)
+					}
+				}
+				checkReadsCell(t, "qwen", sh, where, newReadsRun(t, reqs, "summary"), want)
+				if first, raw := s.kbsRuns(t); first != want || raw != 0 {
+					t.Errorf("kbs ran %d times (+%d --raw retries), want %d", first, raw, want)
+				}
+			})
+		}
+	}
+}
+
+// TestReadsOpencode: one session of `opencode serve` started in the cell's
+// directory (hello, a summarize call as /compact makes, next, third).
+func TestReadsOpencode(t *testing.T) {
+	bin := findClient(t, "OPENCODE_BIN", "opencode")
+	for _, sh := range repoShapes {
+		for _, where := range startDirs {
+			sh, where := sh, where
+			t.Run(matrixName(sh, where), func(t *testing.T) {
+				t.Parallel()
+				ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+				defer cancel()
+				s := newSandbox(t, kbsFixture)
+				s.applyShape(t, sh)
+				env := opencodeEnv(s)
+				if where == startRoot {
+					pm := opencodeMock(t, false)
+					opencodeConfig(t, s, pm)
+					clientVersion(t, ctx, env, bin)
+					srv := startOpencode(t, ctx, bin, env, s.repo)
+					srv.newSession(t, ctx).send(t, ctx, "hello")
+					srv.stop()
+					checkReadsBefore(t, "opencode", sh, firstTurnBody(t, pm.recorded()))
+				}
+				m := opencodeMock(t, false)
+				opencodeConfig(t, s, m)
+				setupOpencode(t, ctx, s)
+				s.commitAll(t, "nowhook setup")
+				dir := s.startIn(t, where)
+				run := opencodeSessionIn(t, ctx, s, m, bin, env, dir, true)
+				checkReadsCell(t, "opencode", sh, where, newReadsRun(t, run.rec, "summary"), 1)
+				if n := s.kbsCalls(t); n != 1 {
+					t.Errorf("kbs ran %d times, want 1 (once for the one compaction)", n)
+				}
+			})
+		}
+	}
+}
