@@ -23,38 +23,36 @@ import (
 // worktree Codex reads the main checkout's hooks.json, trusted there.
 func TestReadsCodex(t *testing.T) {
 	bin := findClient(t, "CODEX_BIN", "codex")
-	for _, sh := range repoShapes {
-		for _, where := range startDirs {
-			sh, where := sh, where
-			t.Run(matrixName(sh, where), func(t *testing.T) {
-				t.Parallel()
-				ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-				defer cancel()
-				s := newSandbox(t, kbsFixture)
-				s.applyShape(t, sh)
-				if where == startRoot {
-					pm := newPlainResponsesMock(t)
-					env := codexEnv(s, codexHome(t, s, pm))
-					clientVersion(t, ctx, env, bin)
-					res := runCmd(t, ctx, env, s.repo, "", bin, "exec", "--strict-config", "hello")
-					if res.err != nil {
-						t.Fatalf("codex exec before setup: %v\n%s%s", res.err, res.stdout, res.stderr)
-					}
-					checkReadsBefore(t, "codex", sh, pm.requests()[0].Body)
+	for _, c := range readsCells(shapeOverride) {
+		sh, where := c.sh, c.where
+		t.Run(matrixName(sh, where), func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			s := newSandbox(t, kbsFixture)
+			s.applyShape(t, sh)
+			if where == startRoot {
+				pm := newPlainResponsesMock(t)
+				env := codexEnv(s, codexHome(t, s, pm))
+				clientVersion(t, ctx, env, bin)
+				res := runCmd(t, ctx, env, s.repo, "", bin, "exec", "--strict-config", "hello")
+				if res.err != nil {
+					t.Fatalf("codex exec before setup: %v\n%s%s", res.err, res.stdout, res.stderr)
 				}
-				m := newResponsesMock(t)
-				env := codexEnv(s, codexHome(t, s, m))
-				setupCodex(t, ctx, s, bin, env)
-				s.commitAll(t, "nowhook setup")
-				dir := s.startIn(t, where)
-				checkCodexTrustedIn(t, ctx, bin, env, dir)
-				run := codexExecIn(t, ctx, s, m, bin, env, dir)
-				checkReadsCell(t, "codex", sh, where, newReadsRun(t, run.reqs, "compaction"), 1)
-				if n := s.kbsCalls(t); n != 1 {
-					t.Errorf("kbs ran %d times, want 1 (once for the one compaction)", n)
-				}
-			})
-		}
+				checkReadsBefore(t, "codex", sh, pm.requests()[0].Body)
+			}
+			m := newResponsesMock(t)
+			env := codexEnv(s, codexHome(t, s, m))
+			setupCodex(t, ctx, s, bin, env)
+			s.commitAll(t, "nowhook setup")
+			dir := s.startIn(t, where)
+			checkCodexTrustedIn(t, ctx, bin, env, dir)
+			run := codexExecIn(t, ctx, s, m, bin, env, dir)
+			checkReadsCell(t, "codex", sh, where, newReadsRun(t, run.reqs, "compaction"), 1)
+			if n := s.kbsCalls(t); n != 1 {
+				t.Errorf("kbs ran %d times, want 1 (once for the one compaction)", n)
+			}
+		})
 	}
 }
 
@@ -74,47 +72,45 @@ func qwenSubFolderNoted(out string) bool {
 // it, as the user would when Qwen asks.
 func TestReadsQwen(t *testing.T) {
 	bin := findClient(t, "QWEN_BIN", "qwen")
-	for _, sh := range repoShapes {
-		for _, where := range startDirs {
-			sh, where := sh, where
-			t.Run(matrixName(sh, where), func(t *testing.T) {
-				t.Parallel()
-				ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-				defer cancel()
-				s := newSandbox(t, kbsFixture)
-				qwenKbs(t, s, kbsFixture, "")
-				s.applyShape(t, sh)
-				qwenHome(t, s)
-				if where == startRoot {
-					pm := newQwenMock(t, false, "")
-					env := qwenEnv(s, pm)
-					clientVersion(t, ctx, env, bin)
-					runQwenSession(t, ctx, bin, env, s.repo, []string{"hello"}, nil)
-					checkReadsBefore(t, "qwen", sh, firstTurnBody(t, pm.recorded()))
+	for _, c := range readsCells() {
+		sh, where := c.sh, c.where
+		t.Run(matrixName(sh, where), func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			s := newSandbox(t, kbsFixture)
+			qwenKbs(t, s, kbsFixture, "")
+			s.applyShape(t, sh)
+			qwenHome(t, s)
+			if where == startRoot {
+				pm := newQwenMock(t, false, "")
+				env := qwenEnv(s, pm)
+				clientVersion(t, ctx, env, bin)
+				runQwenSession(t, ctx, bin, env, s.repo, []string{"hello"}, nil)
+				checkReadsBefore(t, "qwen", sh, firstTurnBody(t, pm.recorded()))
+			}
+			out := setupQwen(t, ctx, s, s.repo)
+			s.commitAll(t, "nowhook setup")
+			dir := s.startIn(t, where)
+			if where == startWorktree {
+				trustAlso(t, s, dir)
+			}
+			m := newQwenMock(t, false, "")
+			runQwenSession(t, ctx, bin, qwenEnv(s, m), dir, []string{"hello", "/compress", "What was I working on?"}, nil)
+			reqs := m.recorded()
+			checkQwenRequests(t, reqs)
+			want := 1
+			if where == startSub {
+				want = 0
+				if !qwenSubFolderNoted(out) {
+					t.Errorf("setup's output does not say that a Qwen Code session started in a sub-folder gets no reminder:\n%s", out)
 				}
-				out := setupQwen(t, ctx, s, s.repo)
-				s.commitAll(t, "nowhook setup")
-				dir := s.startIn(t, where)
-				if where == startWorktree {
-					trustAlso(t, s, dir)
-				}
-				m := newQwenMock(t, false, "")
-				runQwenSession(t, ctx, bin, qwenEnv(s, m), dir, []string{"hello", "/compress", "What was I working on?"}, nil)
-				reqs := m.recorded()
-				checkQwenRequests(t, reqs)
-				want := 1
-				if where == startSub {
-					want = 0
-					if !qwenSubFolderNoted(out) {
-						t.Errorf("setup's output does not say that a Qwen Code session started in a sub-folder gets no reminder:\n%s", out)
-					}
-				}
-				checkReadsCell(t, "qwen", sh, where, newReadsRun(t, reqs, "summary"), want)
-				if first, raw := s.kbsRuns(t); first != want || raw != 0 {
-					t.Errorf("kbs ran %d times (+%d --raw retries), want %d", first, raw, want)
-				}
-			})
-		}
+			}
+			checkReadsCell(t, "qwen", sh, where, newReadsRun(t, reqs, "summary"), want)
+			if first, raw := s.kbsRuns(t); first != want || raw != 0 {
+				t.Errorf("kbs ran %d times (+%d --raw retries), want %d", first, raw, want)
+			}
+		})
 	}
 }
 
@@ -122,36 +118,34 @@ func TestReadsQwen(t *testing.T) {
 // directory (hello, a summarize call as /compact makes, next, third).
 func TestReadsOpencode(t *testing.T) {
 	bin := findClient(t, "OPENCODE_BIN", "opencode")
-	for _, sh := range repoShapes {
-		for _, where := range startDirs {
-			sh, where := sh, where
-			t.Run(matrixName(sh, where), func(t *testing.T) {
-				t.Parallel()
-				ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-				defer cancel()
-				s := newSandbox(t, kbsFixture)
-				s.applyShape(t, sh)
-				env := opencodeEnv(s)
-				if where == startRoot {
-					pm := opencodeMock(t, false)
-					opencodeConfig(t, s, pm)
-					clientVersion(t, ctx, env, bin)
-					srv := startOpencode(t, ctx, bin, env, s.repo)
-					srv.newSession(t, ctx).send(t, ctx, "hello")
-					srv.stop()
-					checkReadsBefore(t, "opencode", sh, firstTurnBody(t, pm.recorded()))
-				}
-				m := opencodeMock(t, false)
-				opencodeConfig(t, s, m)
-				setupOpencode(t, ctx, s)
-				s.commitAll(t, "nowhook setup")
-				dir := s.startIn(t, where)
-				run := opencodeSessionIn(t, ctx, s, m, bin, env, dir, true)
-				checkReadsCell(t, "opencode", sh, where, newReadsRun(t, run.rec, "summary"), 1)
-				if n := s.kbsCalls(t); n != 1 {
-					t.Errorf("kbs ran %d times, want 1 (once for the one compaction)", n)
-				}
-			})
-		}
+	for _, c := range readsCells(shapeClaudeOnly) {
+		sh, where := c.sh, c.where
+		t.Run(matrixName(sh, where), func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			s := newSandbox(t, kbsFixture)
+			s.applyShape(t, sh)
+			env := opencodeEnv(s)
+			if where == startRoot {
+				pm := opencodeMock(t, false)
+				opencodeConfig(t, s, pm)
+				clientVersion(t, ctx, env, bin)
+				srv := startOpencode(t, ctx, bin, env, s.repo)
+				srv.newSession(t, ctx).send(t, ctx, "hello")
+				srv.stop()
+				checkReadsBefore(t, "opencode", sh, firstTurnBody(t, pm.recorded()))
+			}
+			m := opencodeMock(t, false)
+			opencodeConfig(t, s, m)
+			setupOpencode(t, ctx, s)
+			s.commitAll(t, "nowhook setup")
+			dir := s.startIn(t, where)
+			run := opencodeSessionIn(t, ctx, s, m, bin, env, dir, true)
+			checkReadsCell(t, "opencode", sh, where, newReadsRun(t, run.rec, "summary"), 1)
+			if n := s.kbsCalls(t); n != 1 {
+				t.Errorf("kbs ran %d times, want 1 (once for the one compaction)", n)
+			}
+		})
 	}
 }

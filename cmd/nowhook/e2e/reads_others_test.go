@@ -11,10 +11,54 @@ import (
 // client (TestReadsProbe; docs/platforms.md), and the checks every cell
 // makes on what reached the model.
 
+// Two more shapes, each where one client hides a file: Codex reads
+// AGENTS.override.md instead of AGENTS.md, and OpenCode reads CLAUDE.md
+// only while there is no AGENTS.md (which setup writes).
+const overrideRule = "Team rule from AGENTS.override.md: never push to main (rule-override-5310)."
+
+var (
+	shapeOverride = repoShape{
+		name: "agents-override",
+		files: map[string]string{
+			"AGENTS.md":          "# Team rules\n\n" + agentsRule + "\n",
+			"AGENTS.override.md": "# Local override\n\n" + overrideRule + "\n",
+		},
+		rules: map[string]string{"AGENTS.md": agentsRule, "AGENTS.override.md": overrideRule},
+	}
+	shapeClaudeOnly = repoShape{
+		name:  "claude-only",
+		files: map[string]string{"CLAUDE.md": "# Claude notes\n\n" + claudeRule + "\n"},
+		rules: map[string]string{"CLAUDE.md": claudeRule},
+	}
+)
+
+// readsCell is one cell of a client's matrix.
+type readsCell struct {
+	sh    repoShape
+	where string
+}
+
+// readsCells is the matrix (every shape, every start directory) and, at
+// the root, the extra shapes: start directories change what the three
+// clients load from hooks, not which instruction files they read.
+func readsCells(extra ...repoShape) []readsCell {
+	var out []readsCell
+	for _, sh := range repoShapes {
+		for _, where := range startDirs {
+			out = append(out, readsCell{sh, where})
+		}
+	}
+	for _, sh := range extra {
+		out = append(out, readsCell{sh, startRoot})
+	}
+	return out
+}
+
 // clientReads returns the rule lines of the shape's files that the client
 // puts into its first request, measured with no nowhook installed (Codex
 // 0.171.0, Qwen Code 0.24.4, OpenCode 1.18.33; the same at the root, in a
-// sub-folder and in a worktree): Codex reads AGENTS.md and never CLAUDE.md;
+// sub-folder and in a worktree): Codex reads AGENTS.md, or
+// AGENTS.override.md where there is one, and never CLAUDE.md;
 // Qwen Code reads QWEN.md and AGENTS.md, never CLAUDE.md; OpenCode reads
 // AGENTS.md, and CLAUDE.md only when there is no AGENTS.md.
 func clientReads(client string, sh repoShape) map[string]string {
@@ -22,6 +66,9 @@ func clientReads(client string, sh repoShape) map[string]string {
 	switch client {
 	case "codex":
 		files = []string{"AGENTS.md"}
+		if _, ok := sh.files["AGENTS.override.md"]; ok {
+			files = []string{"AGENTS.override.md"} // it hides AGENTS.md
+		}
 	case "qwen":
 		files = []string{"QWEN.md", "AGENTS.md"}
 	case "opencode":
