@@ -43,6 +43,9 @@ type step struct {
 type agentPlan struct {
 	t     target
 	steps []*step
+	// kept are the artifacts the desired state keeps: those its mode owns,
+	// less the conditional ones that are not needed.
+	kept map[agent.Artifact]bool
 	// trustKeys are the trust keys of the agent's hook entries that the
 	// reconcile removes (to forget their trust after writing).
 	trustKeys []string
@@ -59,24 +62,65 @@ type reconciler struct {
 // reconcile plans every target: all applies first, in table order, then
 // all removals, each agent's last artifact first, so that a removal sees
 // the file as the applies left it and undoes appends in reverse order.
+//
+// A conditional artifact (agent.Conditional) is kept where it is needed
+// on the files as the whole plan leaves them. So that it still sits where
+// the table's order puts it, its need is found first, on scratch plans
+// that nothing writes: one without any conditional artifact, then one with
+// those found needed, until the answer holds (an import makes a CLAUDE.md
+// kbs-now block unneeded).
 func reconcile(p *plan, rec *record, targets []target, others []*agent.Agent, o agent.Options) ([]*agentPlan, error) {
+	needed := map[agent.Artifact]bool{}
+	for range 4 {
+		scratch := newPlan(p.root)
+		if _, err := reconcileWith(scratch, rec.clone(), targets, others, o, needed); err != nil {
+			return nil, err
+		}
+		next := map[agent.Artifact]bool{}
+		before, after := planFiles{p: scratch, before: true}, planFiles{p: scratch}
+		for _, t := range targets {
+			for _, art := range t.agent.Owned() {
+				if c, ok := art.(agent.Conditional); ok && t.wants(art) && c.Needed(before, after) {
+					next[art] = true
+				}
+			}
+		}
+		if sameSet(next, needed) {
+			break
+		}
+		needed = next
+	}
+	return reconcileWith(p, rec, targets, others, o, needed)
+}
+
+func sameSet(a, b map[agent.Artifact]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// reconcileWith plans every target, keeping the conditional artifacts
+// that needed names.
+func reconcileWith(p *plan, rec *record, targets []target, others []*agent.Agent, o agent.Options, needed map[agent.Artifact]bool) ([]*agentPlan, error) {
 	r := &reconciler{p: p, rec: rec, opts: o, others: others}
 	var plans []*agentPlan
 	for _, t := range targets {
-		ap := &agentPlan{t: t}
+		ap := &agentPlan{t: t, kept: map[agent.Artifact]bool{}}
 		if t.mode != "" && t.agent.NeedsTrust(t.mode, t.checkpoint) && t.agent.Trust.Preflight != nil {
 			if err := t.agent.Trust.Preflight(p.root); err != nil {
 				return nil, refused(err)
 			}
 		}
 		for _, art := range t.agent.Owned() {
-			if t.wants(art) {
-				s, err := r.apply(art)
-				if err != nil {
-					return nil, refused(err)
-				}
-				if s != nil {
-					ap.steps = append(ap.steps, s)
+			if _, cond := art.(agent.Conditional); t.wants(art) && (!cond || needed[art]) {
+				if err := r.keep(ap, art); err != nil {
+					return nil, err
 				}
 			}
 		}
@@ -86,11 +130,11 @@ func reconcile(p *plan, rec *record, targets []target, others []*agent.Agent, o 
 		owned := ap.t.agent.Owned()
 		for j := len(owned) - 1; j >= 0; j-- {
 			art := owned[j]
-			if ap.t.wants(art) {
+			if ap.kept[art] || r.keptElsewhere(plans, art) || r.shadowed(art) {
 				continue
 			}
 			if user := r.usedByOther(art); user != nil {
-				if s, err := r.keep(art, user); err != nil {
+				if s, err := r.keepFor(art, user); err != nil {
 					return nil, refused(err)
 				} else if s != nil {
 					ap.steps = append(ap.steps, s)
@@ -117,6 +161,50 @@ func reconcile(p *plan, rec *record, targets []target, others []*agent.Agent, o 
 		return nil, refused(err)
 	}
 	return plans, nil
+}
+
+// keep applies art for ap, the desired state keeping it.
+func (r *reconciler) keep(ap *agentPlan, art agent.Artifact) error {
+	ap.kept[art] = true
+	s, err := r.apply(art)
+	if err != nil {
+		return refused(err)
+	}
+	if s != nil {
+		ap.steps = append(ap.steps, s)
+	}
+	return nil
+}
+
+// keptElsewhere reports whether the plan keeps art's block, in art's
+// file, under another artifact (CLAUDE.md linked to AGENTS.md holds the
+// one kbs-now block both name).
+func (r *reconciler) keptElsewhere(plans []*agentPlan, art agent.Artifact) bool {
+	for _, ap := range plans {
+		for x := range ap.kept {
+			if x != art && r.sameBlock(x, art) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shadowed reports whether art is a conditional block whose block, in its
+// file, an unconditional artifact of some agent names too: the block
+// there is that artifact's (CLAUDE.md linked to AGENTS.md).
+func (r *reconciler) shadowed(art agent.Artifact) bool {
+	if _, cond := art.(agent.Conditional); !cond {
+		return false
+	}
+	for _, a := range agent.All {
+		for _, x := range a.Owned() {
+			if _, cond := x.(agent.Conditional); !cond && r.sameBlock(x, art) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (r *reconciler) apply(art agent.Artifact) (*step, error) {
@@ -219,8 +307,8 @@ func (r *reconciler) remove(art agent.Artifact) (*step, error) {
 	return s, nil
 }
 
-// keep reports a shared artifact that stays because another agent uses it.
-func (r *reconciler) keep(art agent.Artifact, user *agent.Agent) (*step, error) {
+// keepFor reports a shared artifact that stays because another agent uses it.
+func (r *reconciler) keepFor(art agent.Artifact, user *agent.Agent) (*step, error) {
 	c, err := r.p.file(art.Path())
 	if err != nil {
 		return nil, err
@@ -247,8 +335,8 @@ func (r *reconciler) usedByOther(art agent.Artifact) *agent.Agent {
 
 // sameBlock reports whether a and b are blocks of one name in one file.
 func (r *reconciler) sameBlock(a, b agent.Artifact) bool {
-	ba, ok1 := a.(*agent.Block)
-	bb, ok2 := b.(*agent.Block)
+	ba, ok1 := blockOf(a)
+	bb, ok2 := blockOf(b)
 	if !ok1 || !ok2 || ba.Block.Name != bb.Block.Name {
 		return false
 	}

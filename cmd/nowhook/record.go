@@ -79,6 +79,15 @@ func gitDir(root string) (string, bool) {
 	return dir, true
 }
 
+// clone is a copy that is never saved, for a scratch plan.
+func (r *record) clone() *record {
+	c := &record{found: r.found, lines: map[string]bool{}}
+	for l := range r.lines {
+		c.lines[l] = true
+	}
+	return c
+}
+
 // knows reports whether the record has seen the file rel.
 func (r *record) knows(rel string) bool { return r.lines["f "+rel] || r.lines["k "+rel] }
 

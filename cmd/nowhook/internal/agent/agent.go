@@ -84,6 +84,8 @@ type Agent struct {
 	// Trust is a step that makes the agent run our hook at all (Codex's
 	// hook trust), or nil.
 	Trust *Trust
+	// Reads is what the agent loads as instructions (reads.go).
+	Reads Reads
 	// Checkpoint are the artifacts `setup --checkpoint` adds, in any mode:
 	// hooks that tell the agent to write its progress into Kanbus before
 	// the context fills (and, where the agent has one, a summary hint);

@@ -22,6 +22,14 @@ var amp = &Agent{
 	Reinject: "no: " + ampReason,
 	Markers:  []string{".amp"},
 	Binaries: []string{"amp"},
+	Reads: Reads{
+		Client: "Amp (vendor docs)",
+		Where:  "the session's folder and each folder above it",
+		Files: []Instruction{
+			{File: "AGENTS.md", Known: "vendor docs"},
+			{File: "CLAUDE.md", HiddenBy: []string{"AGENTS.md"}, Known: "vendor docs: read only where there is no AGENTS.md"},
+		},
+	},
 	// Amp has no hook files (its plugins are TypeScript, in .amp/plugins);
 	// its settings files, whose keys are "amp.*", are listed so that doctor
 	// knows where Amp's configuration is, and hold no "hooks".

@@ -19,6 +19,14 @@ var antigravity = &Agent{
 	},
 	Reinject: "no: " + antigravityReason,
 	Markers:  []string{".agents/rules", ".agents/workflows", ".agents/hooks.json", ".agent", "GEMINI.md"},
+	Reads: Reads{
+		Client: "Antigravity (vendor docs)",
+		Where:  "the workspace root",
+		Files: []Instruction{
+			{File: "AGENTS.md", Known: "vendor docs"},
+			{File: "GEMINI.md", Known: "vendor docs"},
+		},
+	},
 	Hooks: HookFormat{
 		Files:  []string{".agents/hooks.json", ".agent/hooks.json", "~/.gemini/config/hooks.json"},
 		Layout: LayoutNamed,

@@ -38,7 +38,30 @@ var (
 	// given to the summariser.
 	claudeCompact = &Block{File: "CLAUDE.md", Block: generate.Block{
 		Name: "compact-instructions", Version: templates.Version, Body: templates.CompactInstructions, Heading: "Compact Instructions"}}
+	// claudeImport keeps AGENTS.md in view: a CLAUDE.md that holds nothing
+	// but nowhook's blocks (created now, or by nowhook v1 and v2, which hid
+	// AGENTS.md that way) starts with @AGENTS.md.
+	claudeImport = &Import{File: ClaudeContextFile, Target: OnDemandBlock.File, Ours: []*Block{claudeCompact, claudeTeach.Block}}
+	// claudeTeach is the kbs-now block in a CLAUDE.md that neither imports
+	// AGENTS.md nor is AGENTS.md through a link: Claude Code never sees
+	// AGENTS.md's block there.
+	claudeTeach = &Unless{Block: &Block{File: ClaudeContextFile, Block: onDemand}, Reads: &claudeReads, Loaded: OnDemandBlock.File}
 )
+
+// ClaudeContextFile is the instruction file Claude Code loads.
+const ClaudeContextFile = "CLAUDE.md"
+
+// claudeReads, measured on Claude Code 2.1.332 against a mock Messages API
+// (claude -p --input-format stream-json; the first request's text).
+var claudeReads = Reads{
+	Client: "Claude Code 2.1.332",
+	Where:  "the session's folder and each folder above it",
+	Files: []Instruction{
+		{File: ClaudeContextFile, Known: "measured: its text is in the first request"},
+		{File: "AGENTS.md", HiddenBy: []string{ClaudeContextFile}, ImportedBy: ClaudeContextFile,
+			Known: "measured: in the first request where there is no CLAUDE.md, absent beside a CLAUDE.md without an import, and in it again with @AGENTS.md as CLAUDE.md's first line"},
+	},
+}
 
 // The checkpoint (setup --checkpoint), as measured on 2.1.332: JSON
 // additionalContext from a PostToolUse hook reaches the very next request
@@ -82,15 +105,16 @@ var claude = &Agent{
 	Fallback: true,
 	Modes: []ModeSpec{
 		{Mode: Reinject, Words: "re-inject: a hook puts the work in progress back right after every compaction",
-			Artifacts: []Artifact{claudeHook, claudeWrapper, claudeCompact, OnDemandBlock, KanbusAgentsBlock}},
-		{Mode: OnDemand, Words: "on demand: AGENTS.md teaches the agent to run kbs now; no hook",
-			Artifacts: onDemandOnly()},
+			Artifacts: []Artifact{claudeHook, claudeWrapper, claudeImport, claudeTeach, claudeCompact, OnDemandBlock, KanbusAgentsBlock}},
+		{Mode: OnDemand, Words: "on demand: AGENTS.md (or CLAUDE.md, where it hides AGENTS.md) teaches the agent to run kbs now; no hook",
+			Artifacts: append([]Artifact{claudeTeach}, onDemandOnly()...)},
 	},
 	Refused: map[Mode]string{
 		Nudge: "nudge is Cursor's pre-compaction message to the user; Claude Code re-injects the reminder itself (use reinject or ondemand)",
 	},
 	Reinject: "yes: SessionStart hook with matcher compact; its stdout is added to the next model request",
-	Markers:  []string{".claude", "CLAUDE.md"},
+	Markers:  []string{".claude", ClaudeContextFile},
+	Reads:    claudeReads,
 	Binaries: []string{"claude"},
 	Hooks: HookFormat{
 		Files:         []string{".claude/settings.local.json", ".claude/settings.json", "${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json"},

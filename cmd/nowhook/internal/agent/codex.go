@@ -87,7 +87,27 @@ var (
 		Script: CodexScript,
 	}
 	codexWrapper = wrapper(CodexScript)
+	// codexTeach is the kbs-now block in AGENTS.override.md, where that
+	// file hides AGENTS.md from Codex.
+	codexTeach = &Unless{Block: &Block{File: CodexOverrideFile, Block: onDemand}, Reads: &codexReads, Loaded: OnDemandBlock.File}
 )
+
+// CodexOverrideFile is the file Codex loads instead of AGENTS.md in a
+// folder that has both.
+const CodexOverrideFile = "AGENTS.override.md"
+
+// codexReads: Codex CLI 0.171.0 loads one instruction file per folder, from
+// the project root (the git root) down to the session's folder, and joins
+// them, cut off at project_doc_max_bytes.
+var codexReads = Reads{
+	Client: "Codex CLI 0.171.0",
+	Where:  "each folder from the git root down to the session's, one file per folder",
+	Files: []Instruction{
+		{File: CodexOverrideFile, Known: "vendor docs (the override is read first)"},
+		{File: "AGENTS.md", HiddenBy: []string{CodexOverrideFile}, Limit: "project_doc_max_bytes (32 KiB unless set) cuts it off",
+			Known: "measured: in the first request's user instructions; vendor docs: skipped in a folder with AGENTS.override.md"},
+	},
+}
 
 var codex = &Agent{
 	Name:     "codex",
@@ -96,9 +116,9 @@ var codex = &Agent{
 	Fallback: true,
 	Modes: []ModeSpec{
 		{Mode: Reinject, Words: "re-inject: a hook puts the work in progress back right after every compaction",
-			Artifacts: []Artifact{codexHook, codexWrapper, OnDemandBlock, KanbusAgentsBlock}},
-		{Mode: OnDemand, Words: "on demand: AGENTS.md teaches the agent to run kbs now; no hook",
-			Artifacts: onDemandOnly()},
+			Artifacts: []Artifact{codexHook, codexWrapper, codexTeach, OnDemandBlock, KanbusAgentsBlock}},
+		{Mode: OnDemand, Words: "on demand: AGENTS.md (or AGENTS.override.md, where it hides AGENTS.md) teaches the agent to run kbs now; no hook",
+			Artifacts: append([]Artifact{codexTeach}, onDemandOnly()...)},
 	},
 	Refused: map[Mode]string{
 		Nudge: "nudge is Cursor's pre-compaction message to the user; Codex re-injects the reminder itself (use reinject or ondemand)",
@@ -106,6 +126,7 @@ var codex = &Agent{
 	Reinject: "yes: SessionStart hook with source compact; its stdout becomes a developer message",
 	Markers:  []string{".codex"},
 	Binaries: []string{CodexBinary},
+	Reads:    codexReads,
 	Hooks: HookFormat{
 		Files:      []string{".codex/hooks.json", "${CODEX_HOME:-~/.codex}/hooks.json"},
 		Layout:     LayoutGrouped,

@@ -27,6 +27,16 @@ var copilot = &Agent{
 	Reinject: "no: " + copilotReason,
 	Markers:  []string{".github/copilot-instructions.md", ".github/hooks"},
 	Binaries: []string{"copilot"},
+	Reads: Reads{
+		Client: "GitHub Copilot CLI (vendor docs)",
+		Where:  "the repository root, the session's folder and the folders between them",
+		Files: []Instruction{
+			{File: ".github/copilot-instructions.md", Known: "vendor docs"},
+			{File: "AGENTS.md", Known: "vendor docs"},
+			{File: "CLAUDE.md", Known: "vendor docs"},
+			{File: "GEMINI.md", Known: "vendor docs"},
+		},
+	},
 	// Copilot's own hook files are .github/hooks/*.json (any name) and
 	// ~/.copilot/hooks/*.json, whose handlers run "bash" or "powershell"
 	// rather than "command"; hooks may also sit inline in its settings

@@ -54,6 +54,11 @@ var cursor = &Agent{
 	Markers:  []string{".cursor", ".cursorrules"},
 	Globs:    []Glob{{Pattern: ".cursor/rules/*.md*", Evidence: ".cursor/rules/ has rules"}},
 	Binaries: []string{"cursor-agent"},
+	Reads: Reads{
+		Client: "Cursor (vendor docs)",
+		Where:  "the repository root and nested folders",
+		Files:  []Instruction{{File: "AGENTS.md", Known: "vendor docs"}},
+	},
 	Hooks: HookFormat{
 		Files:  []string{".cursor/hooks.json", "~/.cursor/hooks.json"},
 		Layout: LayoutFlat,

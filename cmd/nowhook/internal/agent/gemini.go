@@ -38,6 +38,14 @@ var gemini = &Agent{
 	Reinject: "no: " + geminiReason,
 	Markers:  []string{".gemini", GeminiContextFile},
 	Binaries: []string{"gemini"},
+	Reads: Reads{
+		Client: "Gemini CLI 0.61.0",
+		Where:  "the session's folder and each folder above it up to the git root, and folders below it",
+		Files: []Instruction{
+			{File: GeminiContextFile, Known: "measured: in the first request's session context, and again after a compression"},
+			{File: "AGENTS.md", Setting: "context.fileName", Known: "measured: absent unless context.fileName lists it"},
+		},
+	},
 	Hooks: HookFormat{
 		Files:         GeminiSettings,
 		Layout:        LayoutGrouped,

@@ -61,5 +61,13 @@ var opencode = &Agent{
 	Reinject: "yes: a plugin in .opencode/plugins runs the wrapper after each compaction and adds its output once to the next request's system prompt",
 	Markers:  []string{".opencode", "opencode.json", "opencode.jsonc"},
 	Binaries: []string{"opencode"},
-	Checks:   []string{"mode", "plugin"},
+	Reads: Reads{
+		Client: "OpenCode 1.18.33",
+		Where:  "the session's folder and each folder above it up to the git root; the first of its file names found wins",
+		Files: []Instruction{
+			{File: "AGENTS.md", Known: "measured: in every request's system prompt"},
+			{File: "CLAUDE.md", HiddenBy: []string{"AGENTS.md"}, Known: "vendor docs: read only where no AGENTS.md is found"},
+		},
+	},
+	Checks: []string{"mode", "plugin"},
 }

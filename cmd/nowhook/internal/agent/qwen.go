@@ -83,6 +83,14 @@ var qwen = &Agent{
 	Reinject: "yes: SessionStart hook with matcher compact; its stdout joins the system prompt of the next request after /compress, but after an automatic compression only of the request after that, since Qwen Code does not wait for the hook there",
 	Markers:  []string{".qwen"},
 	Binaries: []string{"qwen"},
+	Reads: Reads{
+		Client: "Qwen Code 0.24.4",
+		Where:  "the session's folder and each folder above it up to the git root",
+		Files: []Instruction{
+			{File: QwenContextFile, Known: "measured: in the first request's system prompt"},
+			{File: "AGENTS.md", Known: "measured: in the first request's system prompt beside QWEN.md (not when context.fileName names QWEN.md alone)"},
+		},
+	},
 	Hooks: HookFormat{
 		Files:         []string{".qwen/settings.json", "${QWEN_HOME:-~/.qwen}/settings.json"},
 		Layout:        LayoutGrouped,

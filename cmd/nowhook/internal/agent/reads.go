@@ -1,0 +1,271 @@
+package agent
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nowhook/nowhook/generate"
+)
+
+// What each agent reads: the instruction files it loads from the folder a
+// session starts in, which file hides which, and how each fact is known
+// (docs/platforms.md, "Instruction files"). Setup uses it so that no agent
+// reads less after setup than before, and so that each agent's kbs-now
+// block lands in a file it loads; doctor's reach row reports it; a test
+// runs the real setup over many repository shapes and compares Loads
+// before and after.
+
+// Files is a repository's files as an agent would find them: on disk, or
+// as a plan leaves them. Paths are relative to the root, slash-separated.
+type Files interface {
+	// Read returns the file's content and whether it exists.
+	Read(path string) ([]byte, bool)
+	// Same reports whether a and b name one file (a symbolic link).
+	Same(a, b string) bool
+}
+
+// Reads is what an agent loads as instructions.
+type Reads struct {
+	// Client is the client and version the facts were known on.
+	Client string
+	// Files are the instruction files it loads from the session's folder,
+	// in the order it loads them.
+	Files []Instruction
+	// Where says from which folders it loads them (for the docs and doctor).
+	Where string
+}
+
+// Instruction is one instruction file an agent loads.
+type Instruction struct {
+	File string
+	// Known says how the fact is known: "measured", "vendor docs" or
+	// "source", with what was seen.
+	Known string
+	// HiddenBy are files whose presence makes the agent skip this one
+	// (unless they are the same file through a link).
+	HiddenBy []string
+	// ImportedBy is a file whose `@File` line loads this one even where
+	// it is hidden (Claude Code's import).
+	ImportedBy string
+	// Setting names the setting without which the agent does not load the
+	// file at all (Gemini CLI's context.fileName); Loads leaves it out.
+	Setting string
+	// Limit says what cuts the file off (Codex's project_doc_max_bytes).
+	Limit string
+}
+
+// Loads lists the instruction files the agent loads from a session started
+// at the repository root, as f shows the repository: the one function
+// setup, doctor and the tests ask.
+func (a *Agent) Loads(f Files) []string { return a.Reads.Loads(f) }
+
+// Loads lists the instruction files loaded from a session started at the
+// repository root, as f shows the repository.
+func (r *Reads) Loads(f Files) []string {
+	var out []string
+	for _, in := range r.Files {
+		if in.Setting != "" {
+			continue
+		}
+		if _, ok := f.Read(in.File); !ok {
+			continue
+		}
+		if hider(f, in) != "" {
+			if in.ImportedBy == "" || !contains(out, in.ImportedBy) {
+				continue
+			}
+			if b, _ := f.Read(in.ImportedBy); !generate.Imports(b, in.File) {
+				continue
+			}
+		}
+		out = append(out, in.File)
+	}
+	return out
+}
+
+// hider returns the file that hides in, or "".
+func hider(f Files, in Instruction) string {
+	for _, h := range in.HiddenBy {
+		if _, ok := f.Read(h); ok && !f.Same(h, in.File) {
+			return h
+		}
+	}
+	return ""
+}
+
+// Hidden lists, for each instruction file that exists in f but that the
+// agent does not load, the file that hides it ("" for a setting).
+func (a *Agent) Hidden(f Files) map[string]string {
+	loads := a.Loads(f)
+	out := map[string]string{}
+	for _, in := range a.Reads.Files {
+		if _, ok := f.Read(in.File); !ok || contains(loads, in.File) {
+			continue
+		}
+		if in.Setting != "" {
+			out[in.File] = ""
+			continue
+		}
+		out[in.File] = hider(f, in)
+	}
+	return out
+}
+
+// Teaches lists the files among those the agent loads that hold the
+// kbs-now block.
+func (a *Agent) Teaches(f Files) []string {
+	var out []string
+	for _, file := range a.Loads(f) {
+		if b, _ := f.Read(file); OnDemandBlock.Present(b) {
+			out = append(out, file)
+		}
+	}
+	return out
+}
+
+// Describe says in one sentence which files the agent loads and which
+// hides which, for doctor and the docs.
+func (r Reads) Describe() string {
+	var parts []string
+	for _, in := range r.Files {
+		s := in.File
+		switch {
+		case len(in.HiddenBy) > 0 && in.ImportedBy != "":
+			s += " only when there is no " + strings.Join(in.HiddenBy, " or ") + ", or through an @" + in.File + " line in " + in.ImportedBy
+		case len(in.HiddenBy) > 0:
+			s += " only when there is no " + strings.Join(in.HiddenBy, " or ")
+		case in.Setting != "":
+			s += " only when " + in.Setting + " lists it"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// A Conditional artifact belongs in the repository only where Needed says
+// so, on its files as they were before the plan and as the plan leaves
+// them so far (setup applies conditional artifacts after all others, in
+// table order). Where the mode owns it but it is not needed, setup takes
+// it away as it takes away what a mode does not own.
+type Conditional interface {
+	Artifact
+	Needed(before, after Files) bool
+}
+
+// Import is an `@Target` line at the top of File (Claude Code's import of
+// AGENTS.md into CLAUDE.md), needed where File holds nothing but nowhook's
+// blocks (setup created it, now or in an earlier version, which hid Target)
+// and Target exists as a file of its own.
+type Import struct {
+	File, Target string
+	// Ours are the blocks nowhook writes into File.
+	Ours []*Block
+}
+
+func (i *Import) Path() string { return i.File }
+
+func (i *Import) Apply(cur []byte, _ Options) (Edit, error) {
+	return Edit{Next: generate.AddImport(cur, i.Target)}, nil
+}
+
+// Remove takes the line away with the file, when nothing else is left in
+// it: drop("") says whether nowhook created the file (the file is the
+// outermost container). A file that holds text of the user's keeps the
+// line, since without it the agent would stop reading Target.
+func (i *Import) Remove(cur []byte, drop func(string) bool) (Edit, error) {
+	next, ok := generate.RemoveImport(cur, i.Target)
+	switch {
+	case !ok:
+		return Edit{Next: cur}, nil
+	case len(next) == 0 && drop(""):
+		return Edit{Next: next, Empty: true, Done: "removed"}, nil
+	case len(next) == 0:
+		return Edit{Next: cur}, nil // a file of the user's that was nothing but this line
+	case drop(""):
+		return Edit{Next: cur, Note: fmt.Sprintf("%s:1: kept the @%s line nowhook wrote: the file now holds text of yours too, and without the line Claude Code would stop reading %s (delete the line yourself if you want that).", i.File, i.Target, i.Target)}, nil
+	}
+	return Edit{Next: cur}, nil
+}
+
+func (i *Import) Present(cur []byte) bool { return generate.StartsWithImport(cur, i.Target) }
+
+// Needed: File exists and holds nothing but nowhook's blocks (and, before
+// the plan, either did not exist or held a block of nowhook's: an empty
+// file of the user's is theirs), and Target exists and is another file.
+func (i *Import) Needed(before, after Files) bool {
+	cur, ok := after.Read(i.File)
+	if _, target := after.Read(i.Target); !ok || !target || after.Same(i.File, i.Target) {
+		return false
+	}
+	if !i.onlyOurs(cur) {
+		return false
+	}
+	if old, existed := before.Read(i.File); existed && !i.anyOurs(old) && !generate.StartsWithImport(old, i.Target) {
+		return false
+	}
+	return true
+}
+
+// onlyOurs reports whether md holds nothing but the import and nowhook's
+// blocks (with the heading setup adds for one).
+func (i *Import) onlyOurs(md []byte) bool {
+	if rest, ok := generate.RemoveImport(md, i.Target); ok {
+		md = rest
+	}
+	// Last written first: a block appended after another would keep that
+	// one's heading in place.
+	for range 2 {
+		for j := len(i.Ours) - 1; j >= 0; j-- {
+			next, _, _, err := generate.RemoveBlock(i.File, md, i.Ours[j].Block)
+			if err != nil {
+				return false
+			}
+			md = next
+		}
+	}
+	return len(md) == 0
+}
+
+func (i *Import) anyOurs(md []byte) bool {
+	for _, b := range i.Ours {
+		if b.Present(md) {
+			return true
+		}
+	}
+	return false
+}
+
+// Unless is a block that goes only where the agent would not otherwise
+// load the kbs-now teaching: Claude Code's kbs-now block in a CLAUDE.md
+// that neither imports AGENTS.md nor is AGENTS.md through a link.
+type Unless struct {
+	*Block
+	// Reads is the reading of the agent that decides.
+	Reads *Reads
+	// Loaded is the file whose loading makes the block unneeded.
+	Loaded string
+}
+
+// Needed: the agent loads the block's file, and not Loaded.
+func (u *Unless) Needed(_, after Files) bool {
+	loads := u.Reads.Loads(after)
+	return contains(loads, u.File) && !contains(loads, u.Loaded)
+}
+
+// DirFiles shows the files of the repository at root as they are on disk.
+func DirFiles(root string) Files { return dirFiles(root) }
+
+type dirFiles string
+
+func (d dirFiles) Read(path string) ([]byte, bool) {
+	b, err := os.ReadFile(filepath.Join(string(d), filepath.FromSlash(path)))
+	return b, err == nil
+}
+
+func (d dirFiles) Same(a, b string) bool {
+	ia, err1 := os.Stat(filepath.Join(string(d), filepath.FromSlash(a)))
+	ib, err2 := os.Stat(filepath.Join(string(d), filepath.FromSlash(b)))
+	return err1 == nil && err2 == nil && os.SameFile(ia, ib)
+}
