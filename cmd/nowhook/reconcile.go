@@ -445,8 +445,9 @@ func shared(art agent.Artifact) bool {
 }
 
 // printSummary prints one line per target: the agent, its mode (or
-// "removed"), and what happened to each file.
-func printSummary(w io.Writer, plans []*agentPlan, how func(t target) string) {
+// "removed"), and what happened to each file; below it, indented, what
+// each of below says of the target, when it says something.
+func printSummary(w io.Writer, plans []*agentPlan, how func(t target) string, below ...func(t target) string) {
 	for _, ap := range plans {
 		var parts []string
 		seen := map[string]bool{}
@@ -477,6 +478,11 @@ func printSummary(w io.Writer, plans []*agentPlan, how func(t target) string) {
 			line += " - " + extra
 		}
 		fmt.Fprintln(w, line)
+		for _, b := range below {
+			if more := b(ap.t); more != "" {
+				fmt.Fprintf(w, "%-12s %-9s %s\n", "", "", more)
+			}
+		}
 	}
 }
 

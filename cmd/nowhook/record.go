@@ -189,3 +189,41 @@ func (r *record) save() {
 		_ = writeAtomic(r.path, []byte(b.String()), 0o644)
 	}
 }
+
+// loadUserRecord reads the record of what setup --scope user created in
+// the user's own agent folders, outside every repository:
+// ${XDG_STATE_HOME:-~/.local/state}/nowhook/user-scope, its paths relative
+// to the file-system root. Unlike a clone's, a missing record is no
+// licence to delete folders: only those it lists go.
+func loadUserRecord() *record {
+	r := &record{lines: map[string]bool{}, found: true}
+	state := os.Getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(state) {
+		home := os.Getenv("HOME")
+		if home == "" {
+			return r
+		}
+		state = filepath.Join(home, ".local", "state")
+	}
+	r.path = filepath.Join(state, "nowhook", "user-scope")
+	if b, err := os.ReadFile(r.path); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+				r.lines[line] = true
+			}
+		}
+	}
+	return r
+}
+
+// forgetKept empties a record that lists nothing nowhook created (only
+// files that existed before), so that it is deleted once setup's last
+// file, folder and container are gone.
+func (r *record) forgetKept() {
+	for line := range r.lines {
+		if !strings.HasPrefix(line, "k ") {
+			return
+		}
+	}
+	clear(r.lines)
+}

@@ -17,6 +17,7 @@ type removeOptions struct {
 	yes        bool
 	dryRun     bool
 	accessible bool
+	scope      string // --scope: project or user
 }
 
 func runRemove(args []string, io stdio) int {
@@ -31,6 +32,7 @@ func removeCmd(args []string, io stdio) error {
 	fs.BoolVar(&o.yes, "yes", false, "remove without asking")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print a unified diff of every change and write nothing")
 	fs.BoolVar(&o.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask line by line, for screen readers (answers may come from a pipe)")
+	fs.StringVar(&o.scope, "scope", scopeProject, "project: the repository; user: what setup --scope user put into your own agent settings ("+strings.Join(userNames(), ", ")+")")
 	const about = "Usage: nowhook remove [flags]\n\nTakes away everything nowhook installed in the repository for the listed agents:\nits hook entries, scripts (unless changed by hand), Markdown blocks, the files\nand folders it created, and the Codex trust it recorded. Every other byte stays.\n\nFlags:\n"
 	if done, err := parseFlags(fs, args, about, io); done || err != nil {
 		return err
@@ -51,6 +53,16 @@ func removeCmd(args []string, io stdio) error {
 			}
 			targets = append(targets, target{agent: a})
 		}
+	}
+	if err := scopeFlag(o.scope); err != nil {
+		return err
+	}
+	if o.scope == scopeUser {
+		var named []*agent.Agent
+		for _, t := range targets {
+			named = append(named, t.agent)
+		}
+		return removeUser(o, named, io)
 	}
 	if len(targets) == 0 {
 		if o.agents != "" {

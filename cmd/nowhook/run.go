@@ -27,8 +27,9 @@ const usage = `nowhook keeps a team's Kanbus work-in-progress in the agent's con
 
 Usage:
   nowhook setup [--yes] [--agents LIST] [--dir DIR] [--dry-run [--diff]] [--timeout DURATION] [--checkpoint] [--checkpoint-at PERCENT] [--trust-codex] [--force]
-  nowhook remove [--yes] [--agents LIST] [--dir DIR] [--dry-run]
-  nowhook doctor [--dir DIR] [--json]
+  nowhook setup --scope user --agents LIST [--yes] [--dry-run [--diff]] [--timeout DURATION] [--force]
+  nowhook remove [--yes] [--agents LIST] [--dir DIR] [--dry-run] [--scope user]
+  nowhook doctor [--dir DIR] [--json] [--scope user]
   nowhook reminder [--timeout DURATION] [--checkpoint [--at PERCENT] | --hint]
   nowhook version
 

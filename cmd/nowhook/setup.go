@@ -41,6 +41,7 @@ type setupOptions struct {
 	checkpointAt              int
 	ask                       asker // asks the wizard's and the review's questions
 	budget                    time.Duration
+	scope                     string // --scope: project or user
 }
 
 const (
@@ -69,6 +70,7 @@ func setupCmd(args []string, io stdio) error {
 	fs.BoolVar(&o.checkpoint, "checkpoint", false, "also install the checkpoint: near a full context the agent is told once to write its progress into its Kanbus issues (--checkpoint=false takes it away; without the flag each agent keeps what it has)")
 	fs.IntVar(&o.checkpointAt, "checkpoint-at", 0, "with --checkpoint: the share of the context window, in percent, at which it fires (default 85)")
 	fs.BoolVar(&o.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask line by line, for screen readers (answers may come from a pipe)")
+	fs.StringVar(&o.scope, "scope", scopeProject, "project: the repository; user: your own settings of the agents named with --agents ("+strings.Join(userNames(), ", ")+"), read by every session on this machine wherever it starts")
 	const about = "Usage: nowhook setup [flags]\n\nInstalls the Kanbus compaction hook for the repository's agents, and takes\naway what nowhook installed for a mode an agent no longer uses.\n\nFlags:\n"
 	if done, err := parseFlags(fs, args, about, io); done || err != nil {
 		return err
@@ -99,6 +101,12 @@ func setupCmd(args []string, io stdio) error {
 	}
 	if o.budget < minBudget || o.budget > maxBudget {
 		return usageError("--timeout %s is out of range: allowed 1s to 30s", o.budget)
+	}
+	if err := scopeFlag(o.scope); err != nil {
+		return err
+	}
+	if o.scope == scopeUser {
+		return setupUser(o, io)
 	}
 	var choices []agent.Choice
 	if o.agentsSet {
@@ -292,7 +300,7 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 	}
 	rec.update(p, p.madeDirs)
 	rec.save()
-	printSummary(io.out, plans, func(t target) string { return onDemandReason(t, o) })
+	printSummary(io.out, plans, func(t target) string { return onDemandReason(t, o) }, subFolderNote)
 	var failure error
 	ctx := context.Background()
 	for _, a := range trusting {

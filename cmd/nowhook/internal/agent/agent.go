@@ -91,6 +91,9 @@ type Agent struct {
 	// the context fills (and, where the agent has one, a summary hint);
 	// none for an agent without a hook that can add context mid-session.
 	Checkpoint []Artifact
+	// Scope is where the agent loads a project's hooks from, and its
+	// user-level install (setup --scope user), if any (scope.go).
+	Scope Scope
 }
 
 // Glob is a pattern, relative to the repository root, that shows an agent
@@ -371,8 +374,8 @@ func Markers() []string {
 // test keeps the README's copy equal to it).
 func Matrix() string {
 	var b strings.Builder
-	b.WriteString("| agent | `--agents` name | modes (default first) | re-inject after compaction | files nowhook writes (default mode) |\n")
-	b.WriteString("|---|---|---|---|---|\n")
+	b.WriteString("| agent | `--agents` name | modes (default first) | re-inject after compaction | files nowhook writes (default mode) | session started in a sub-folder |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
 	for _, a := range All {
 		var modes []string
 		for _, m := range a.ModeNames() {
@@ -389,7 +392,7 @@ func Matrix() string {
 				files = append(files, f)
 			}
 		}
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s |\n", a.Title, a.Name, strings.Join(modes, ", "), a.Reinject, strings.Join(files, ", "))
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s |\n", a.Title, a.Name, strings.Join(modes, ", "), a.Reinject, strings.Join(files, ", "), a.SubFolderCell())
 	}
 	return b.String()
 }

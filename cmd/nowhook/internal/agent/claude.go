@@ -129,4 +129,22 @@ var claude = &Agent{
 	},
 	Checks:     []string{"mode", "hooks-file", "disabled", "hook", "script", "twice", "inject-event", "precompact-block", "md", "checkpoint"},
 	Checkpoint: claudeCheckpoint,
+	Scope:      claudeScope,
+}
+
+// claudeScope (measured on 2.1.332): Claude Code loads .claude/settings.json
+// only from the directory it starts in, so a session started in a
+// sub-folder runs no project hook; there CLAUDE_PROJECT_DIR and the
+// payload's cwd are that sub-folder. The user's settings load in every
+// session: the user-scope hook goes there, and defers to the project's
+// hook where that one runs too (a session at the root of a repository set
+// up in project scope), since the two commands differ and both would run.
+var claudeScope = Scope{
+	Loads: "only from the directory it starts in",
+	User: &UserScope{
+		Var: "CLAUDE_CONFIG_DIR", Default: "~/.claude",
+		Settings: userSettings(ClaudeSettings),
+		Script:   "hooks/kanbus-compaction-right-now.sh",
+		Defer:    []string{ClaudeScript, ClaudeSettings.Path, ".claude/settings.local.json"},
+	},
 }

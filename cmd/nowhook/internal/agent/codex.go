@@ -140,6 +140,7 @@ var codex = &Agent{
 	},
 	Checks:     []string{"mode", "hooks-file", "config", "hook", "script", "inject-event", "features", "layers", "trust", "agents-md-cap", "checkpoint"},
 	Checkpoint: codexCheckpoint,
+	Scope:      codexScope,
 	Trust: &Trust{
 		Hook:      codexHook,
 		Hint:      "Codex skips untrusted hooks without a word; to trust ours, run: nowhook setup --yes --agents codex --trust-codex",
@@ -149,6 +150,15 @@ var codex = &Agent{
 		Forget:    forgetCodexTrust,
 		Preflight: checkCodexConfig,
 	},
+}
+
+// codexScope (measured on 0.171.0): started in a sub-folder, Codex loads the
+// project's .codex/ layer and runs our hook, whose command walks up to the
+// wrapper; a user-level hook would add nothing.
+var codexScope = Scope{
+	SubFolders: true,
+	Loads:      "from the directory it starts in and the folders above it, up to the project root",
+	Refused:    "Codex CLI already runs the project's hook in sessions started in a sub-folder (it loads .codex/ from the folders above the session's directory, and our command walks up to the wrapper)",
 }
 
 // Trust is a step outside the repository that makes an agent run our hook

@@ -70,4 +70,13 @@ var opencode = &Agent{
 		},
 	},
 	Checks: []string{"mode", "plugin"},
+	Scope:  opencodeScope,
+}
+
+// opencodeScope (measured on 1.18.33): started in a sub-folder, OpenCode
+// loads the repository's .opencode/plugins and the plugin re-injects.
+var opencodeScope = Scope{
+	SubFolders: true,
+	Loads:      "from the directory it starts in and the folders above it, up to the git root",
+	Refused:    "OpenCode already runs the project's plugin in sessions started in a sub-folder (it looks for .opencode/ in the folders above the session's directory)",
 }

@@ -104,6 +104,22 @@ var qwen = &Agent{
 		},
 	},
 	Checks: []string{"mode", "hooks-file", "loadable", "disabled", "folder-trust", "hook", "ms-timeout", "script", "inject-event", "qwen-md"},
+	Scope:  qwenScope,
+}
+
+// qwenScope (measured on 0.24.4): like Claude Code, Qwen Code loads
+// .qwen/settings.json only from the directory it starts in, and the user's
+// ${QWEN_HOME:-~/.qwen}/settings.json in every session; at the root both
+// files' hooks run, the project's first.
+var qwenScope = Scope{
+	Loads: "only from the directory it starts in",
+	User: &UserScope{
+		Var: "QWEN_HOME", Default: "~/.qwen",
+		Settings: userSettings(QwenSettings),
+		Script:   "hooks/kanbus-compaction-right-now.sh",
+		Defer:    []string{QwenScript, QwenSettings.Path},
+		Guard:    func(path string) Artifact { return &qwenLoadable{file: path} },
+	},
 }
 
 // qwenLoadable guards .qwen/settings.json: it writes nothing, and refuses

@@ -58,6 +58,9 @@ var claudeTwiceCheck = checkFunc{"twice", func(d *doctor, a *agent) []Finding {
 			if h.event != entry.File.Event || !h.wrapped || !matchMatcher(h.matcher, "compact").matches || !d.handlerRunsReminder(a, h) {
 				continue
 			}
+			if u := a.p.Scope.User; u != nil && u.Ours(h.command) {
+				continue // the user-scope hook prints nothing where the project's runs
+			}
 			if _, seen := byCommand[h.command]; !seen {
 				commands = append(commands, h.command)
 			}

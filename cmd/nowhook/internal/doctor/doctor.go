@@ -43,7 +43,7 @@ const (
 	exitUsage  = 2
 )
 
-const usage = `Usage: nowhook doctor [--dir DIR] [--json]
+const usage = `Usage: nowhook doctor [--dir DIR] [--json] [--scope user]
 
 Checks the repository's hook configuration for every agent that is set up
 or detected, the way each agent reads it, then runs each installed hook
@@ -61,6 +61,9 @@ Exit status: 0 when no check found an error, 1 when one did, 2 for usage.
 Flags:
   --dir DIR   the repository (default: the git top level of the working directory, else the working directory)
   --json      print the findings as a JSON array of {check, agent, severity, message, fix, path}
+  --scope S   project (the default): the repository, and whether sessions started in its
+              sub-folders get the reminder; user: the hook setup --scope user installed in
+              your own agent settings (its file, its wrapper, and live runs with a fake kbs)
 `
 
 // Main is `nowhook doctor`. It returns the exit status.
@@ -69,6 +72,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	dir := fs.String("dir", "", "")
 	asJSON := fs.Bool("json", false, "")
+	scope := fs.String("scope", "project", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
@@ -82,6 +86,16 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	dirGiven := *dir != ""
+	switch {
+	case *scope != "project" && *scope != "user":
+		fmt.Fprintf(stderr, "nowhook doctor: --scope %q: the scopes are project (the repository, the default) and user (your own agent settings)\n\n%s", *scope, usage)
+		return exitUsage
+	case *scope == "user" && dirGiven:
+		fmt.Fprintf(stderr, "nowhook doctor: --dir names a repository, and --scope user checks your own agent settings outside any repository; drop --dir\n")
+		return exitUsage
+	case *scope == "user":
+		return write(RunUser(context.Background(), Options{Env: os.Environ()}), *asJSON, stdout, stderr)
+	}
 	root, err := detect.Root(".")
 	if dirGiven {
 		root, err = detect.Dir(*dir)
@@ -96,8 +110,13 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if dirGiven {
 		opts.Dir = *dir
 	}
-	report := Run(context.Background(), opts)
-	if *asJSON {
+	return write(Run(context.Background(), opts), *asJSON, stdout, stderr)
+}
+
+// write prints the report as a table or JSON and returns the exit status.
+func write(report Report, asJSON bool, stdout, stderr io.Writer) int {
+	var err error
+	if asJSON {
 		err = WriteJSON(stdout, report.Findings)
 	} else {
 		err = WriteTable(stdout, report.Findings)
@@ -196,7 +215,7 @@ func init() {
 }
 
 // sharedChecks concern every agent, after the agents' own.
-var sharedChecks = []check{noAgentCheck, agentsMDCheck, contributingMDCheck, kanbusConfigCheck, kanbusCLICheck, kanbusQueryCheck, liveCheck, runtimeCheck}
+var sharedChecks = []check{noAgentCheck, subFolderCheck, agentsMDCheck, contributingMDCheck, kanbusConfigCheck, kanbusCLICheck, kanbusQueryCheck, liveCheck, runtimeCheck}
 
 // Run runs every check and returns the findings in table order.
 func Run(ctx context.Context, o Options) Report {
@@ -303,6 +322,7 @@ type doctor struct {
 	from     string
 	fromWD   bool
 	dirFlag  string
+	scopeArg string // " --scope user" in doctor --scope user, for the fixes
 	env      []string
 	home     string
 	limit    time.Duration
@@ -477,7 +497,7 @@ func within(dir, path string) bool {
 
 // setupFix is the setup command for agents ("" for the detected ones).
 func (d *doctor) setupFix(agents string, extra ...string) string {
-	s := "nowhook setup --yes"
+	s := "nowhook setup" + d.scopeArg + " --yes"
 	if agents != "" {
 		s += " --agents " + agents
 	}

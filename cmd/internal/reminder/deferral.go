@@ -1,0 +1,70 @@
+package reminder
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// deferVar is set by the user-scope hook (setup --scope user): the
+// project's wrapper, then the settings files that may run it, relative to
+// the session's project directory and separated by colons. Where the
+// project's own hook runs too, it prints the reminder, and the user-scope
+// hook prints nothing, so that the session gets one reminder, not two.
+const deferVar = "NOWHOOK_DEFER"
+
+// maxDeferRead bounds the read of one settings file.
+const maxDeferRead = 1 << 20
+
+// deferred reports whether the project's own hook prints the reminder in
+// this session: the session's project directory (CLAUDE_PROJECT_DIR,
+// QWEN_PROJECT_DIR, else the payload's cwd, else the working directory)
+// holds the wrapper named first in NOWHOOK_DEFER, executable, and one of
+// the settings files named after it mentions that wrapper. Without the
+// variable it costs nothing; with it, a stat and a small read at most.
+func deferred(getenv func(string) string, cwd, wd string, log logger) bool {
+	spec := getenv(deferVar)
+	if spec == "" {
+		return false
+	}
+	files := strings.Split(spec, ":")
+	script, settings := files[0], files[1:]
+	if script == "" || len(settings) == 0 {
+		log.printf("%s=%q names no wrapper and settings file: not deferring", deferVar, spec)
+		return false
+	}
+	dir := ""
+	for _, d := range []string{getenv("CLAUDE_PROJECT_DIR"), getenv("QWEN_PROJECT_DIR"), cwd, wd} {
+		if d != "" {
+			dir = d
+			break
+		}
+	}
+	if dir == "" {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(dir, script))
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+		return false
+	}
+	for _, s := range settings {
+		if s != "" && mentions(filepath.Join(dir, s), script) {
+			log.printf("the project's own hook runs here (%s runs %s in %s): printing nothing", s, script, dir)
+			return true
+		}
+	}
+	return false
+}
+
+// mentions reports whether the file at path names script.
+func mentions(path, script string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxDeferRead))
+	return err == nil && bytes.Contains(b, []byte(script))
+}

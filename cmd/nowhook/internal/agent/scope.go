@@ -1,0 +1,176 @@
+package agent
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/nowhook/nowhook/generate"
+)
+
+// Scope is where an agent loads a project's hooks from, as measured
+// (docs/platforms.md), and nowhook's user-level install for the agent
+// (setup --scope user), if it has one. The zero Scope is an agent without
+// a hook: it has nothing to load and nothing to install.
+type Scope struct {
+	// SubFolders: a session started in a sub-folder of the repository
+	// runs the project's hooks too.
+	SubFolders bool
+	// Loads says where the agent loads the project's hooks from, for the
+	// matrix and setup's summary ("only from the directory it starts in").
+	Loads string
+	// User is what setup --scope user installs; nil: the agent refuses
+	// --scope user, for the reason Refused gives.
+	User    *UserScope
+	Refused string
+}
+
+// UserScope is an agent's user-level install: a compact hook merged into
+// the settings file the agent loads wherever a session starts, running a
+// wrapper beside it. Its command needs no repository path: the runtime
+// finds the Kanbus project from the session's directory upwards, and
+// prints nothing outside one.
+type UserScope struct {
+	// Var and Default name the agent's user folder: the variable that
+	// moves it, and where it is otherwise ("~/.claude").
+	Var, Default string
+	// Settings is the schema of the settings file (its Path relative to
+	// the user folder), Script the wrapper's path there.
+	Settings generate.HookFile
+	Script   string
+	// Defer are the project files that make the user hook step aside in
+	// a session whose project directory has them: the project's wrapper,
+	// then the settings files that may run it. There the project's own
+	// hook prints the reminder, so the session gets one, not two.
+	Defer []string
+	// Guard, if set, is an artifact that refuses a settings file the
+	// agent cannot load, before the hook is merged into it.
+	Guard func(path string) Artifact
+}
+
+// DeferVar is the variable the user-scope command hands the runtime: the
+// project files (colon-separated) whose presence in the session's project
+// directory means the project's own hook prints the reminder.
+const DeferVar = "NOWHOOK_DEFER"
+
+// UserRefusal is why the agent has no --scope user, or "".
+func (a *Agent) UserRefusal() string {
+	switch {
+	case a.Scope.User != nil:
+		return ""
+	case a.Scope.Refused != "":
+		return a.Scope.Refused
+	case a.OnDemandOnly() != "":
+		return "it has no hook that could print the reminder (" + a.OnDemandOnly() + ")"
+	}
+	return "nowhook has no user-level install for it"
+}
+
+// Dir is the user folder as people write it: "${CLAUDE_CONFIG_DIR:-~/.claude}".
+func (u *UserScope) Dir() string { return "${" + u.Var + ":-" + u.Default + "}" }
+
+// Folder resolves the user folder from the environment. A relative value
+// of the variable is refused: the hook runs in every session's directory,
+// where it would name another folder.
+func (u *UserScope) Folder(getenv func(string) string, home string) (string, error) {
+	if v := getenv(u.Var); v != "" {
+		if !filepath.IsAbs(v) {
+			return "", fmt.Errorf("%s=%s is a relative path; the hook runs in each session's own directory, where it names another folder: set %s to an absolute path", u.Var, v, u.Var)
+		}
+		return filepath.Clean(v), nil
+	}
+	if home == "" {
+		return "", fmt.Errorf("HOME is not set, so %s is nowhere: set HOME or %s", u.Default, u.Var)
+	}
+	return filepath.Join(home, strings.TrimPrefix(u.Default, "~/")), nil
+}
+
+// Command is the user-scope hook's command: it names the project files to
+// defer to, then runs the wrapper in the user folder, as the variable
+// gives it when the hook runs; it exits 0 when the wrapper is missing.
+func (u *UserScope) Command() string {
+	def := "$HOME/" + strings.TrimPrefix(u.Default, "~/")
+	return DeferVar + "=" + strings.Join(u.Defer, ":") + "; export " + DeferVar +
+		`; s="${` + u.Var + ":-" + def + "}/" + u.Script + `"; [ ! -x "$s" ] || exec "$s"`
+}
+
+// Ours recognises the user-scope command, in any spelling that names the
+// defer variable and runs the wrapper.
+func (u *UserScope) Ours(command string) bool {
+	return strings.Contains(command, DeferVar+"=") && generate.RunsScript(u.Script)(command)
+}
+
+// Artifacts are the user-scope install in folder dir, with absolute
+// paths: the settings file's guard (if any), the hook entry, the wrapper.
+func (u *UserScope) Artifacts(dir string) []Artifact {
+	file := u.Settings
+	file.Path = filepath.Join(dir, filepath.FromSlash(u.Settings.Path))
+	script := filepath.Join(dir, filepath.FromSlash(u.Script))
+	var arts []Artifact
+	if u.Guard != nil {
+		arts = append(arts, u.Guard(file.Path))
+	}
+	hook := &HookEntry{File: file, Script: script, Hook: func(o Options) generate.Hook {
+		h := generate.CompactGroup(u.Command(), u.Script, o.Budget)
+		h.Ours = u.Ours
+		return h
+	}}
+	return append(arts, hook, wrapper(script))
+}
+
+// AtUserScope is the agent as setup --scope user and remove --scope user
+// see it: one mode, reinject, owning the user-scope install in folder
+// dir. It has no checkpoint, no trust step and no Markdown block (those
+// are per repository).
+func (a *Agent) AtUserScope(dir string) *Agent {
+	u := a.Scope.User
+	return &Agent{
+		Name:    a.Name,
+		Title:   a.Title,
+		Default: Reinject,
+		Modes:   []ModeSpec{{Mode: Reinject, Words: "re-inject in every session on this machine", Artifacts: u.Artifacts(dir)}},
+		Hooks:   a.Hooks,
+		Scope:   a.Scope,
+	}
+}
+
+// UserHook is the hook entry of the user-scope install in folder dir.
+func (a *Agent) UserHook(dir string) *HookEntry {
+	for _, art := range a.Scope.User.Artifacts(dir) {
+		if h, ok := art.(*HookEntry); ok {
+			return h
+		}
+	}
+	return nil
+}
+
+// SubFolderGap is what setup's summary and doctor say of an agent whose
+// sessions started in a sub-folder run no project hook, or "" when they
+// do (or the agent has no hook).
+func (a *Agent) SubFolderGap() string {
+	if a.Scope.SubFolders || a.Scope.Loads == "" {
+		return ""
+	}
+	return "sessions started in a sub-folder get no reminder (" + a.Title + " loads project hooks " + a.Scope.Loads + ")"
+}
+
+// SubFolderCell is the matrix's cell for a session started in a
+// sub-folder of the repository.
+func (a *Agent) SubFolderCell() string {
+	switch {
+	case a.Scope.Loads == "":
+		return "no hook: the kbs-now block teaches `kbs now` wherever the session starts"
+	case a.Scope.SubFolders:
+		return "re-injects: " + a.Title + " loads project hooks " + a.Scope.Loads
+	case a.Scope.User != nil:
+		return "no reminder from the project's hook (" + a.Title + " loads project hooks " + a.Scope.Loads + "); `setup --scope user --agents " + a.Name + "` covers every session"
+	}
+	return "no reminder: " + a.Title + " loads project hooks " + a.Scope.Loads
+}
+
+// userSettings is a project settings schema for the user's own file: its
+// path relative to the user folder.
+func userSettings(f generate.HookFile) generate.HookFile {
+	f.Path = filepath.Base(f.Path)
+	return f
+}

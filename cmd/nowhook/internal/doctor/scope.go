@@ -1,0 +1,260 @@
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
+	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/generate"
+)
+
+// The two scopes in doctor. In the project scope (the default), a row per
+// re-inject agent whose sessions started in a sub-folder run no project
+// hook says so, or that the user-scope hook covers them. doctor --scope
+// user checks the user-scope install itself (setup --scope user): the
+// settings file, our entry, its wrapper, and three live runs of the entry's
+// command with a fake kbs.
+
+// subFolderCheck: where a session started in a sub-folder of the
+// repository gets no reminder (Claude Code and Qwen Code load project
+// hooks only from the directory they start in), the user-scope hook covers
+// it, or the fix installs it.
+var subFolderCheck = eachAgent{checkFunc{"subfolders", func(d *doctor, a *agent) []Finding {
+	if a == nil || a.mode != agentpkg.Reinject {
+		return nil
+	}
+	gap := a.p.SubFolderGap()
+	if gap == "" {
+		return nil
+	}
+	if file, ok := d.userInstalled(a.p); ok {
+		return []Finding{{Severity: Info, Path: file,
+			Message: "sessions started in a sub-folder of the repository get the reminder from your user-scope hook in " + file + " (" + a.p.Title + " loads project hooks " + a.p.Scope.Loads + "); where the project's hook runs too, the user-scope hook prints nothing"}}
+	}
+	f := Finding{Severity: Warn, Message: gap + ", so in a monorepo or any session started below " + d.root + " the work does not come back after compaction"}
+	if a.p.Scope.User != nil {
+		f.Fix = "nowhook setup --scope user --agents " + a.p.Name
+	}
+	return []Finding{f}
+}}}
+
+// userFolder is the agent's user folder as the agent finds it, from the
+// environment doctor checks.
+func (d *doctor) userFolder(p *agentpkg.Agent) (string, error) {
+	return p.Scope.User.Folder(func(k string) string { return osutil.Getenv(d.env, k) }, d.home)
+}
+
+// userInstalled reports whether the agent's user-scope hook is in place:
+// our entry in its user settings and the wrapper it runs, executable.
+func (d *doctor) userInstalled(p *agentpkg.Agent) (string, bool) {
+	if p.Scope.User == nil {
+		return "", false
+	}
+	dir, err := d.userFolder(p)
+	if err != nil {
+		return "", false
+	}
+	h := p.UserHook(dir)
+	b, err := readBounded(h.File.Path)
+	if err != nil || !h.Present(b) {
+		return h.File.Path, false
+	}
+	info, err := os.Stat(h.Script)
+	return h.File.Path, err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0
+}
+
+// RunUser is doctor --scope user: for every agent with a user scope, the
+// user settings file and our entry in it, the wrapper, and the live runs.
+func RunUser(ctx context.Context, o Options) Report {
+	d := newDoctor(o)
+	d.scopeArg = " --scope user"
+	var r Report
+	for _, p := range agentpkg.All {
+		if p.Scope.User == nil {
+			continue
+		}
+		a := &agent{p: p}
+		for _, c := range d.userChecks(ctx, a) {
+			for _, f := range d.run(c, a, "user."+c.Name()) {
+				r.Findings = append(r.Findings, f)
+				r.Worst = max(r.Worst, f.Severity)
+			}
+		}
+	}
+	if tmp := d.slow.tmp; tmp != "" {
+		os.RemoveAll(tmp)
+	}
+	return r
+}
+
+// userChecks are the checks of one agent's user-scope install, each with
+// its findings made already (the install is read once).
+func (d *doctor) userChecks(ctx context.Context, a *agent) []check {
+	done := func(name string, fs ...Finding) check {
+		return checkFunc{name, func(*doctor, *agent) []Finding { return fs }}
+	}
+	p := a.p
+	name := p.Name
+	dir, err := d.userFolder(p)
+	if err != nil {
+		return []check{done(name, Finding{Severity: Error, Message: err.Error()})}
+	}
+	entry := p.UserHook(dir)
+	file, script := entry.File.Path, entry.Script
+	setup := func(extra ...string) string { return d.setupFix(name, extra...) }
+	f := readHookFile(file, file, true, p)
+	if f == nil {
+		return []check{done(name, Finding{Severity: Info, Path: file,
+			Message: file + " does not exist, so " + p.Title + " has no user-scope hook of nowhook's (sessions get the reminder only where a project's own hook runs)",
+			Fix:     setup()})}
+	}
+	ua := p.AtUserScope(dir)
+	a.p = ua
+	a.files = []*hookFile{f}
+	var problem *generate.FileError
+	switch {
+	case f.readErr != nil:
+		return []check{done(name+".hooks-file", Finding{Severity: Error, Path: file,
+			Message: fmt.Sprintf("%s cannot be read (%v), so %s loads no hooks from it", file, f.readErr, p.Title), Fix: "make " + file + " a readable file"})}
+	case f.parseErr != nil:
+		problem = f.parseErr
+	case p.Scope.User.Guard != nil:
+		if _, err := p.Scope.User.Guard(file).Apply(f.raw, agentpkg.Options{}); err != nil {
+			errors.As(err, &problem)
+		}
+	}
+	if problem != nil {
+		msg, fix := fileErrorText(problem)
+		return []check{done(name+".hooks-file", Finding{Severity: Error, Path: file, Message: msg, Fix: fix})}
+	}
+	s := &ourSpec{mode: agentpkg.Reinject, rel: file, schema: entry.File, script: script,
+		hook: func(budget time.Duration) generate.Hook { return entry.Hook(agentpkg.Options{Budget: budget}) }}
+	for _, h := range f.handlers {
+		if h.event == entry.File.Event && p.Scope.User.Ours(h.command) {
+			s.ours = append(s.ours, h)
+		}
+	}
+	if len(s.ours) == 0 {
+		return []check{done(name, Finding{Severity: Info, Path: file,
+			Message: file + " has no user-scope hook of nowhook's (sessions get the reminder only where a project's own hook runs)",
+			Fix:     setup()})}
+	}
+	budget := agentpkg.DefaultBudget
+	if b, ok := scriptBudget(script); ok {
+		budget = b
+	}
+	var hookRows []Finding
+	for _, h := range s.ours {
+		hookRows = append(hookRows, d.hookShape(a, s, h, s.hook(budget), budget)...)
+	}
+	out := []check{done(name+".hook", hookRows...)}
+	sf, _, missing := d.ownedScript(script, script, p.Title+" gets no reminder from the user-scope hook", setup)
+	if missing {
+		sf.Message = script + " is missing: the user-scope hook's command exits 0 without it and prints nothing, so " + p.Title + " gets no reminder from it"
+		sf.Fix = setup()
+	}
+	out = append(out, done(name+".script", sf))
+	if sf.Severity == Error {
+		return out
+	}
+	h, ok := firstRunnable(s.ours)
+	if !ok {
+		return out
+	}
+	return append(out, done(name+".live", d.userLive(ctx, a, h, budget)))
+}
+
+// userLive runs the user-scope hook's command three ways, with a fake kbs
+// that lists two issues: in a folder outside any Kanbus project (nothing,
+// and no kbs), in a sub-folder of a Kanbus project (the reminder), and at
+// the root of a Kanbus project that has the project's own hook (nothing,
+// and no kbs: the project's hook prints it).
+func (d *doctor) userLive(ctx context.Context, a *agent, h handler, budget time.Duration) Finding {
+	f := Finding{Path: h.file.show}
+	tmp, err := d.scratch()
+	if err != nil {
+		f.Severity, f.Message = Info, "the live runs were skipped: cannot make a temporary directory: "+err.Error()
+		return f
+	}
+	tmp = filepath.Join(tmp, a.p.Name)
+	u := a.p.Scope.User
+	outside := filepath.Join(tmp, "outside")
+	proj := filepath.Join(tmp, "project")
+	sub := filepath.Join(proj, "sub", "deeper")
+	both := filepath.Join(tmp, "both")
+	var werr error
+	mk := func(path, content string, mode os.FileMode) {
+		if werr == nil {
+			werr = os.MkdirAll(filepath.Dir(path), 0o755)
+		}
+		if werr == nil && content != "-" {
+			werr = os.WriteFile(path, []byte(content), mode)
+		}
+	}
+	mk(filepath.Join(tmp, "x"), "-", 0)
+	mk(filepath.Join(outside, ".git", "x"), "-", 0)
+	mk(filepath.Join(proj, ".git", "HEAD"), "ref: refs/heads/main\n", 0o644)
+	mk(filepath.Join(proj, ".kanbus.yml"), "project_key: doctor\n", 0o644)
+	mk(filepath.Join(sub, "x"), "-", 0)
+	mk(filepath.Join(both, ".git", "HEAD"), "ref: refs/heads/main\n", 0o644)
+	mk(filepath.Join(both, ".kanbus.yml"), "project_key: doctor\n", 0o644)
+	mk(filepath.Join(both, filepath.FromSlash(u.Defer[0])), "#!/bin/sh\n", 0o755)
+	mk(filepath.Join(both, filepath.FromSlash(u.Defer[1])), `{"hooks": {"SessionStart": [{"matcher": "compact", "hooks": [{"type": "command", "command": "`+u.Defer[0]+`"}]}]}}`+"\n", 0o644)
+	if werr != nil {
+		f.Severity, f.Message = Info, "the live runs were skipped: cannot write their folders: "+werr.Error()
+		return f
+	}
+	run := func(label, dir string) (procResult, int) {
+		fk, err := writeFake(filepath.Join(tmp, "kbs-"+label), listingKbs)
+		if err != nil {
+			return procResult{startErr: err}, 0
+		}
+		payload := fmt.Sprintf(`{"session_id":"nowhook-doctor","transcript_path":"","cwd":%q,"hook_event_name":"SessionStart","source":"compact"}`+"\n", dir)
+		res := runProc(ctx, proc{
+			argv:  []string{a.p.Hooks.Shell, "-c", h.command},
+			dir:   dir,
+			env:   d.hookEnv(a, fk, "CLAUDE_PROJECT_DIR="+dir, "QWEN_PROJECT_DIR="+dir),
+			stdin: []byte(payload),
+			limit: budget + 2*time.Second,
+		})
+		calls := readPids(fk.calls)
+		killStrays(calls)
+		return res, len(calls)
+	}
+	var bad []string
+	expect := func(label, want string, res procResult, calls int, wantOutput bool) {
+		switch {
+		case res.startErr != nil:
+			bad = append(bad, fmt.Sprintf("%s: could not run the command (%v)", label, res.startErr))
+		case res.killed:
+			bad = append(bad, fmt.Sprintf("%s: still running after %s", label, budget+2*time.Second))
+		case res.exit != 0:
+			bad = append(bad, fmt.Sprintf("%s: exit %d, where it should exit 0", label, res.exit))
+		case wantOutput && !bytes.Contains(res.stdout, []byte(probeIDs[0])):
+			bad = append(bad, fmt.Sprintf("%s: printed no reminder (kbs ran %s)", label, plural(calls, "time")))
+		case !wantOutput && (len(bytes.TrimSpace(res.stdout)) > 0 || calls > 0):
+			bad = append(bad, fmt.Sprintf("%s: printed %d bytes and started kbs %s, where it should print nothing and start no kbs (%s)", label, len(res.stdout), plural(calls, "time"), want))
+		}
+	}
+	res, n := run("outside", outside)
+	expect("outside a Kanbus project", "no Kanbus project", res, n, false)
+	res, n = run("sub", sub)
+	expect("in a sub-folder of a Kanbus project", "", res, n, true)
+	res, n = run("both", both)
+	expect("at the root of a project with its own nowhook hook", "the project's hook prints the reminder there; without nowhook on PATH the python3 fallback does not step aside", res, n, false)
+	if len(bad) > 0 {
+		f.Severity = Error
+		f.Message = "the user-scope hook, run with a fake kbs that lists two issues: " + strings.Join(bad, "; ")
+		f.Fix = d.setupFix(a.p.Name)
+		return f
+	}
+	f.Message = "the user-scope hook, run with a fake kbs that lists two issues: outside a Kanbus project it printed nothing and started no kbs; in a sub-folder of one it printed the reminder; at the root of a project with its own nowhook hook it printed nothing, so that session gets one reminder"
+	return f
+}
