@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -126,7 +127,8 @@ func reconcileUser(targets []target, opts agent.Options, yes, dryRun, fullDiff, 
 		err = p.check()
 	}
 	if err != nil {
-		return refused(err)
+		// Shown with ~ for the home directory, as the summary shows it.
+		return refused(errors.New(osutil.TildeHome(err.Error())))
 	}
 	out := &tildeWriter{w: io.out}
 	if dryRun {

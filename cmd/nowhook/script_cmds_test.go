@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/tailscale/hujson"
 
 	"github.com/nowhook/nowhook/templates"
 )
@@ -20,6 +22,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"wrapper":   cmdWrapper,
 	"path-only": cmdPathOnly,
 	"gone":      cmdGone,
+	"user-hook": cmdUserHook,
 }
 
 // scriptCondition answers the [cond] guards the scenarios use; an unknown
@@ -113,4 +116,44 @@ func running(pid int) bool {
 	}
 	p, err := os.FindProcess(pid)
 	return err == nil && p.Signal(syscall.Signal(0)) == nil
+}
+
+// cmdUserHook: user-hook SETTINGS OUT writes to OUT, as a shell script,
+// the command of the user-scope hook in the settings file SETTINGS (the
+// SessionStart handler whose command sets NOWHOOK_DEFER), exactly as the
+// agent would hand it to its shell; it fails when there is not exactly one.
+func cmdUserHook(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: user-hook SETTINGS OUT")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	b = hujsonStandard(ts, b)
+	var doc struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string }
+		}
+	}
+	ts.Check(json.Unmarshal(b, &doc))
+	var found []string
+	for _, g := range doc.Hooks["SessionStart"] {
+		for _, h := range g.Hooks {
+			if strings.Contains(h.Command, "NOWHOOK_DEFER=") {
+				found = append(found, h.Command)
+			}
+		}
+	}
+	if len(found) != 1 {
+		ts.Fatalf("user-hook: %d user-scope hooks in %s, want 1", len(found), args[0])
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(found[0]+"\n"), 0o644))
+}
+
+// hujsonStandard strips comments and trailing commas (Qwen's settings may
+// have comments).
+func hujsonStandard(ts *testscript.TestScript, b []byte) []byte {
+	v, err := hujson.Parse(b)
+	ts.Check(err)
+	v.Standardize()
+	return v.Pack()
 }

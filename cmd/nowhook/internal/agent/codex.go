@@ -157,7 +157,7 @@ var codex = &Agent{
 // wrapper; a user-level hook would add nothing.
 var codexScope = Scope{
 	SubFolders: true,
-	Loads:      "from the directory it starts in and the folders above it, up to the project root",
+	Loads:      "from the directory it starts in and the folders above it",
 	Refused:    "Codex CLI already runs the project's hook in sessions started in a sub-folder (it loads .codex/ from the folders above the session's directory, and our command walks up to the wrapper)",
 }
 

@@ -77,6 +77,6 @@ var opencode = &Agent{
 // loads the repository's .opencode/plugins and the plugin re-injects.
 var opencodeScope = Scope{
 	SubFolders: true,
-	Loads:      "from the directory it starts in and the folders above it, up to the git root",
+	Loads:      "from the directory it starts in and the folders above it",
 	Refused:    "OpenCode already runs the project's plugin in sessions started in a sub-folder (it looks for .opencode/ in the folders above the session's directory)",
 }

@@ -159,7 +159,7 @@ func (a *Agent) SubFolderGap() string {
 func (a *Agent) SubFolderCell() string {
 	switch {
 	case a.Scope.Loads == "":
-		return "no hook: the kbs-now block teaches `kbs now` wherever the session starts"
+		return "nothing to re-inject (on demand only)"
 	case a.Scope.SubFolders:
 		return "re-injects: " + a.Title + " loads project hooks " + a.Scope.Loads
 	case a.Scope.User != nil:

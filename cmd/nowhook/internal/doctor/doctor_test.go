@@ -312,10 +312,11 @@ func TestCleanClaude(t *testing.T) {
 	r.install("claude", time.Second)
 	fs := r.run()
 	for _, f := range fs {
-		if f.Severity > Info && f.Check != "runtime" {
+		if f.Severity > Info && f.Check != "runtime" && f.Check != "subfolders.claude" {
 			t.Errorf("unexpected %s %s: %s", f.Severity, f.Check, f.Message)
 		}
 	}
+	expectOne(t, fs, "subfolders.claude", Warn, "sessions started in a sub-folder get no reminder", "only from the directory it starts in")
 	expectOne(t, fs, "claude.hook", OK, `matcher "compact"`, "timeout 6s")
 	expectOne(t, fs, "claude.script", OK, fmt.Sprintf("current template (v%d)", templates.Version))
 	expectOne(t, fs, "kanbus.query", OK, "1 item")
@@ -652,7 +653,7 @@ func TestRunnerFillsIn(t *testing.T) {
 		t.Errorf("Report.Worst = %s, the findings' worst is %s", rep.Worst, want)
 	}
 	for _, f := range rep.Findings {
-		if !strings.HasPrefix(f.Check, f.Agent+".") && f.Agent != "" && !strings.HasPrefix(f.Check, "live.") {
+		if !strings.HasPrefix(f.Check, f.Agent+".") && f.Agent != "" && f.Check != "live."+f.Agent && f.Check != "subfolders."+f.Agent {
 			t.Errorf("row %s names agent %q", f.Check, f.Agent)
 		}
 	}
