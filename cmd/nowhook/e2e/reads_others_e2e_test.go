@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -56,13 +57,24 @@ func TestReadsCodex(t *testing.T) {
 	}
 }
 
+// qwenSubFolderNote is what setup's summary says for Qwen Code about
+// sessions started in a sub-folder, and the command it gives for them.
+var qwenSubFolderNote = []string{
+	"sessions started in a sub-folder get no reminder",
+	"nowhook setup --scope user --agents qwen",
+}
+
 // qwenSubFolderNoted reports whether setup's output tells the user that a
 // Qwen Code session started in a sub-folder does not run the project's
-// hook (Qwen reads .qwen/settings.json from the directory it starts in).
+// hook (Qwen reads .qwen/settings.json from the directory it starts in),
+// and how to cover it.
 func qwenSubFolderNoted(out string) bool {
-	low := strings.ToLower(out)
-	return strings.Contains(low, "qwen") &&
-		(strings.Contains(low, "sub-folder") || strings.Contains(low, "subfolder") || strings.Contains(low, "subdirector"))
+	for _, s := range qwenSubFolderNote {
+		if !strings.Contains(out, s) {
+			return false
+		}
+	}
+	return true
 }
 
 // TestReadsQwen: one headless session (hello, /compress, a follow-up).
@@ -145,6 +157,44 @@ func TestReadsOpencode(t *testing.T) {
 			checkReadsCell(t, "opencode", sh, where, newReadsRun(t, run.rec, "summary"), 1)
 			if n := s.kbsCalls(t); n != 1 {
 				t.Errorf("kbs ran %d times, want 1 (once for the one compaction)", n)
+			}
+		})
+	}
+}
+
+// TestReadsQwenUserScope: `nowhook setup --yes --agents qwen` at the root
+// and `nowhook setup --yes --scope user --agents qwen` (the hook in the
+// throwaway HOME's ~/.qwen/settings.json). Started in sub/deeper, where
+// the project's hook never runs, the user-scope hook re-injects: one
+// reminder in the first request after /compress. Started at the root,
+// where both hooks run, the user-scope one steps aside: still one.
+func TestReadsQwenUserScope(t *testing.T) {
+	bin := findClient(t, "QWEN_BIN", "qwen")
+	sh := shapeAgentsOnly
+	for _, where := range []string{startSub, startRoot} {
+		where := where
+		t.Run(matrixName(sh, where), func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			s := newSandbox(t, kbsFixture)
+			qwenKbs(t, s, kbsFixture, "")
+			s.applyShape(t, sh)
+			qwenHome(t, s)
+			setupQwen(t, ctx, s, s.repo)
+			res := runCmd(t, ctx, s.env(nil), s.repo, "", filepath.Join(s.bin, "nowhook"), "setup", "--yes", "--scope", "user", "--agents", "qwen")
+			if res.err != nil {
+				t.Fatalf("nowhook setup --scope user: %v\n%s%s", res.err, res.stdout, res.stderr)
+			}
+			t.Logf("nowhook setup --yes --scope user --agents qwen:\n%s", strings.TrimSpace(res.stdout+res.stderr))
+			s.commitAll(t, "nowhook setup")
+			m := newQwenMock(t, false, "")
+			runQwenSession(t, ctx, bin, qwenEnv(s, m), s.startIn(t, where), []string{"hello", "/compress", "What was I working on?"}, nil)
+			reqs := m.recorded()
+			checkQwenRequests(t, reqs)
+			checkReadsCell(t, "qwen", sh, where+" (+user scope)", newReadsRun(t, reqs, "summary"), 1)
+			if first, raw := s.kbsRuns(t); first != 1 || raw != 0 {
+				t.Errorf("kbs ran %d times (+%d --raw retries), want once", first, raw)
 			}
 		})
 	}
