@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
@@ -44,4 +45,158 @@ func blockOf(art agent.Artifact) (*agent.Block, bool) {
 		return b.Block, true
 	}
 	return nil, false
+}
+
+// readsDecision is what the agents' reading decides for one reconcile:
+// the conditional artifacts that are needed, and the files setup must not
+// create (spare) because each would hide a file an agent in use reads.
+type readsDecision struct {
+	needed map[agent.Artifact]bool
+	spare  map[string]bool
+}
+
+// loss is an instruction file an agent in use read before the plan and
+// would not after it, and the file that hides it ("" for none).
+type loss struct {
+	agent    *agent.Agent
+	file, by string
+}
+
+// decideReads finds what the plan keeps of the conditional artifacts, and
+// whether a file it would create hides one that an agent in use reads
+// (OpenCode and Amp read CLAUDE.md only where there is no AGENTS.md). Such
+// a file is spared when every agent set up is still taught `kbs now`
+// without it, each from a file it loads; otherwise setup creates it and
+// says what the agent no longer reads and how to keep it in view.
+func decideReads(p *plan, rec *record, targets []target, others []*agent.Agent, o agent.Options) (readsDecision, error) {
+	d, scratch, err := settle(p.root, rec, targets, others, o, nil)
+	if err != nil {
+		return d, err
+	}
+	using := inUseAgents(targets, others)
+	lost := losses(scratch, using)
+	if spare := createdHiders(scratch, lost); len(spare) > 0 {
+		d2, scratch2, err := settle(p.root, rec, targets, others, o, spare)
+		if err == nil && len(losses(scratch2, using)) < len(lost) && stillTaught(targets, scratch, scratch2) {
+			for _, l := range lost {
+				if spare[l.by] {
+					p.note("did not create %s: %s reads %s only where there is no %s, and would have stopped reading it; the agents set up learn `kbs now` from files they read (nowhook doctor's reach rows name them).", l.by, l.agent.Title, l.file, l.by)
+				}
+			}
+			d, lost = d2, losses(scratch2, using)
+		}
+	}
+	for _, l := range lost {
+		msg := fmt.Sprintf("%s no longer reads %s", l.agent.Title, l.file)
+		if l.by != "" {
+			msg += fmt.Sprintf(": %s, which setup creates, hides it (%s reads %s only where there is no %s)", l.by, l.agent.Title, l.file, l.by)
+		}
+		if keep := l.agent.Reads.Keep(l.file); keep != "" {
+			msg += "; to keep it in view, " + keep
+		}
+		p.note("%s.", msg)
+	}
+	return d, nil
+}
+
+// settle finds the conditional artifacts the targets need, on scratch
+// plans that nothing writes: one without any, then one with those found
+// needed, until the answer holds (an import makes a CLAUDE.md kbs-now
+// block unneeded). It returns the last scratch plan, made with the answer.
+func settle(root string, rec *record, targets []target, others []*agent.Agent, o agent.Options, spare map[string]bool) (readsDecision, *plan, error) {
+	d := readsDecision{needed: map[agent.Artifact]bool{}, spare: spare}
+	var scratch *plan
+	for range 5 {
+		scratch = newPlan(root)
+		if _, err := reconcileWith(scratch, rec.clone(), targets, others, o, d); err != nil {
+			return d, nil, err
+		}
+		next := map[agent.Artifact]bool{}
+		before, after := planFiles{p: scratch, before: true}, planFiles{p: scratch}
+		for _, t := range targets {
+			for _, art := range t.agent.Owned() {
+				if c, ok := art.(agent.Conditional); ok && t.wants(art) && c.Needed(before, after) {
+					next[art] = true
+				}
+			}
+		}
+		if sameSet(next, d.needed) {
+			break
+		}
+		d.needed = next
+	}
+	return d, scratch, nil
+}
+
+func sameSet(a, b map[agent.Artifact]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// inUseAgents are the targets that keep a mode and the other agents in use.
+func inUseAgents(targets []target, others []*agent.Agent) []*agent.Agent {
+	var out []*agent.Agent
+	for _, t := range targets {
+		if t.mode != "" {
+			out = append(out, t.agent)
+		}
+	}
+	return append(out, others...)
+}
+
+// losses lists the instruction files agents read before the plan and not
+// after it, of those the plan leaves in place (a file of nowhook's that it
+// deletes is no loss).
+func losses(p *plan, agents []*agent.Agent) []loss {
+	before, after := planFiles{p: p, before: true}, planFiles{p: p}
+	var out []loss
+	for _, a := range agents {
+		now := a.Loads(after)
+		hidden := a.Hidden(after)
+		for _, f := range a.Loads(before) {
+			if _, exists := after.Read(f); exists && !containsString(now, f) {
+				out = append(out, loss{agent: a, file: f, by: hidden[f]})
+			}
+		}
+	}
+	return out
+}
+
+// createdHiders are the files the plan creates that hide a lost file.
+func createdHiders(p *plan, lost []loss) map[string]bool {
+	before := planFiles{p: p, before: true}
+	spare := map[string]bool{}
+	for _, l := range lost {
+		if _, existed := before.Read(l.by); l.by != "" && !existed {
+			spare[l.by] = true
+		}
+	}
+	return spare
+}
+
+// stillTaught reports whether every target taught `kbs now` in plan a is
+// still taught in plan b.
+func stillTaught(targets []target, a, b *plan) bool {
+	for _, t := range targets {
+		if t.mode != "" && len(t.agent.Teaches(planFiles{p: a})) > 0 && len(t.agent.Teaches(planFiles{p: b})) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

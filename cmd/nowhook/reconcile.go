@@ -57,58 +57,27 @@ type reconciler struct {
 	rec    *record
 	opts   agent.Options
 	others []*agent.Agent // agents outside the targets that are in use
+	// spare are files the plan must not create (reads.go).
+	spare map[string]bool
 }
 
 // reconcile plans every target: all applies first, in table order, then
 // all removals, each agent's last artifact first, so that a removal sees
 // the file as the applies left it and undoes appends in reverse order.
-//
-// A conditional artifact (agent.Conditional) is kept where it is needed
-// on the files as the whole plan leaves them. So that it still sits where
-// the table's order puts it, its need is found first, on scratch plans
-// that nothing writes: one without any conditional artifact, then one with
-// those found needed, until the answer holds (an import makes a CLAUDE.md
-// kbs-now block unneeded).
+// What the agents will read decides two things first (reads.go): which
+// conditional artifacts are needed, and which files setup must not create
+// because they would hide another from an agent in use.
 func reconcile(p *plan, rec *record, targets []target, others []*agent.Agent, o agent.Options) ([]*agentPlan, error) {
-	needed := map[agent.Artifact]bool{}
-	for range 4 {
-		scratch := newPlan(p.root)
-		if _, err := reconcileWith(scratch, rec.clone(), targets, others, o, needed); err != nil {
-			return nil, err
-		}
-		next := map[agent.Artifact]bool{}
-		before, after := planFiles{p: scratch, before: true}, planFiles{p: scratch}
-		for _, t := range targets {
-			for _, art := range t.agent.Owned() {
-				if c, ok := art.(agent.Conditional); ok && t.wants(art) && c.Needed(before, after) {
-					next[art] = true
-				}
-			}
-		}
-		if sameSet(next, needed) {
-			break
-		}
-		needed = next
+	d, err := decideReads(p, rec, targets, others, o)
+	if err != nil {
+		return nil, err
 	}
-	return reconcileWith(p, rec, targets, others, o, needed)
+	return reconcileWith(p, rec, targets, others, o, d)
 }
 
-func sameSet(a, b map[agent.Artifact]bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k := range a {
-		if !b[k] {
-			return false
-		}
-	}
-	return true
-}
-
-// reconcileWith plans every target, keeping the conditional artifacts
-// that needed names.
-func reconcileWith(p *plan, rec *record, targets []target, others []*agent.Agent, o agent.Options, needed map[agent.Artifact]bool) ([]*agentPlan, error) {
-	r := &reconciler{p: p, rec: rec, opts: o, others: others}
+// reconcileWith plans every target as d decided.
+func reconcileWith(p *plan, rec *record, targets []target, others []*agent.Agent, o agent.Options, d readsDecision) ([]*agentPlan, error) {
+	r := &reconciler{p: p, rec: rec, opts: o, others: others, spare: d.spare}
 	var plans []*agentPlan
 	for _, t := range targets {
 		ap := &agentPlan{t: t, kept: map[agent.Artifact]bool{}}
@@ -118,7 +87,7 @@ func reconcileWith(p *plan, rec *record, targets []target, others []*agent.Agent
 			}
 		}
 		for _, art := range t.agent.Owned() {
-			if _, cond := art.(agent.Conditional); t.wants(art) && (!cond || needed[art]) {
+			if _, cond := art.(agent.Conditional); t.wants(art) && (!cond || d.needed[art]) {
 				if err := r.keep(ap, art); err != nil {
 					return nil, err
 				}
@@ -221,8 +190,8 @@ func (r *reconciler) apply(art agent.Artifact) (*step, error) {
 			return nil, err
 		}
 	}
-	if !c.existed && !c.touched && len(e.Next) == 0 {
-		return nil, nil // a file the artifact only edits where it exists
+	if !c.existed && !c.touched && (len(e.Next) == 0 || r.spare[art.Path()]) {
+		return nil, nil // a file the artifact only edits where it exists, or one that would hide another
 	}
 	c.next, c.touched = e.Next, true
 	c.remove = false
@@ -431,17 +400,27 @@ func hasOwn(root string, a *agent.Agent) bool {
 	return false
 }
 
-// shared reports whether more than one agent owns art.
+// shared reports whether more than one agent owns art, or a block of
+// its name in its file (the kbs-now block in CLAUDE.md).
 func shared(art agent.Artifact) bool {
 	n := 0
 	for _, a := range agent.All {
 		for _, x := range a.Owned() {
-			if x == art {
+			if x == art || sameNamedBlock(x, art) {
 				n++
+				break
 			}
 		}
 	}
 	return n > 1
+}
+
+// sameNamedBlock reports whether a and b are blocks of one name under one
+// path.
+func sameNamedBlock(a, b agent.Artifact) bool {
+	ba, ok1 := blockOf(a)
+	bb, ok2 := blockOf(b)
+	return ok1 && ok2 && ba.File == bb.File && ba.Block.Name == bb.Block.Name
 }
 
 // printSummary prints one line per target: the agent, its mode (or
@@ -451,13 +430,24 @@ func printSummary(w io.Writer, plans []*agentPlan, how func(t target) string, be
 	for _, ap := range plans {
 		var parts []string
 		seen := map[string]bool{}
+		// A file something was taken out of says so; the blocks that stay
+		// in it add nothing to that.
+		took := map[string]bool{}
 		for _, s := range ap.steps {
+			if !s.apply && (s.status == "removed" || s.status == "deleted") {
+				took[s.art.Path()] = true
+			}
+		}
+		for _, s := range ap.steps {
+			if s.apply && s.status == "" && took[s.art.Path()] && !s.c.remove {
+				continue
+			}
 			status := s.status
 			if s.apply && status == "" {
 				status = s.c.status()
-				if s.c.remove {
-					status = "deleted"
-				}
+			}
+			if s.c.remove && (s.apply || status == "removed") {
+				status = "deleted" // the file goes: one word for all that went from it
 			}
 			item := s.art.Path() + " (" + status + ")"
 			if !seen[item] {

@@ -382,11 +382,20 @@ func Matrix() string {
 			modes = append(modes, string(m))
 		}
 		spec, _ := a.Spec(a.Default)
+		always := map[string]bool{}
+		for _, art := range spec.Artifacts {
+			if _, cond := art.(Conditional); !cond {
+				always[art.Path()] = true
+			}
+		}
 		var files []string
 		for _, art := range spec.Artifacts {
 			f := "`" + art.Path() + "`"
 			if b, ok := art.(*Block); ok && b.IfPresent {
 				f += " (where it exists)"
+			}
+			if u, ok := art.(*Unless); ok && !always[art.Path()] {
+				f += " (where it is read instead of `" + u.Loaded + "`)"
 			}
 			if !contains(files, f) {
 				files = append(files, f)

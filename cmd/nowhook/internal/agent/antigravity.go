@@ -35,5 +35,5 @@ var antigravity = &Agent{
 			"PreInvocation": antigravityReason,
 		},
 	},
-	Checks: []string{"mode", "hooks-file", "inject-event"},
+	Checks: []string{"mode", "reach", "hooks-file", "inject-event"},
 }

@@ -59,7 +59,8 @@ var claudeReads = Reads{
 	Files: []Instruction{
 		{File: ClaudeContextFile, Known: "measured: its text is in the first request"},
 		{File: "AGENTS.md", HiddenBy: []string{ClaudeContextFile}, ImportedBy: ClaudeContextFile,
-			Known: "measured: in the first request where there is no CLAUDE.md, absent beside a CLAUDE.md without an import, and in it again with @AGENTS.md as CLAUDE.md's first line"},
+			Known:  "measured: in the first request where there is no CLAUDE.md, absent beside a CLAUDE.md without an import, and in it again with @AGENTS.md as CLAUDE.md's first line",
+			Caveat: "a session started in a sub-folder takes it only once the import is approved (claude -p skips it without a word)"},
 	},
 }
 
@@ -127,7 +128,7 @@ var claude = &Agent{
 			"PostCompact": "Claude Code shows PostCompact output to the user only; use SessionStart with matcher compact",
 		},
 	},
-	Checks:     []string{"mode", "hooks-file", "disabled", "hook", "script", "twice", "inject-event", "precompact-block", "md", "checkpoint"},
+	Checks:     []string{"mode", "reach", "hooks-file", "disabled", "hook", "script", "twice", "inject-event", "precompact-block", "md", "checkpoint"},
 	Checkpoint: claudeCheckpoint,
 	Scope:      claudeScope,
 }

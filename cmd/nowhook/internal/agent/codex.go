@@ -116,9 +116,9 @@ var codex = &Agent{
 	Fallback: true,
 	Modes: []ModeSpec{
 		{Mode: Reinject, Words: "re-inject: a hook puts the work in progress back right after every compaction",
-			Artifacts: []Artifact{codexHook, codexWrapper, codexTeach, OnDemandBlock, KanbusAgentsBlock}},
+			Artifacts: []Artifact{codexHook, codexWrapper, OnDemandBlock, codexTeach, KanbusAgentsBlock}},
 		{Mode: OnDemand, Words: "on demand: AGENTS.md (or AGENTS.override.md, where it hides AGENTS.md) teaches the agent to run kbs now; no hook",
-			Artifacts: append([]Artifact{codexTeach}, onDemandOnly()...)},
+			Artifacts: []Artifact{OnDemandBlock, codexTeach, KanbusAgentsBlock}},
 	},
 	Refused: map[Mode]string{
 		Nudge: "nudge is Cursor's pre-compaction message to the user; Codex re-injects the reminder itself (use reinject or ondemand)",
@@ -138,7 +138,7 @@ var codex = &Agent{
 			"PostCompact": "Codex's PostCompact hooks cannot inject context; use SessionStart with matcher compact",
 		},
 	},
-	Checks:     []string{"mode", "hooks-file", "config", "hook", "script", "inject-event", "features", "layers", "trust", "agents-md-cap", "checkpoint"},
+	Checks:     []string{"mode", "reach", "hooks-file", "config", "hook", "script", "inject-event", "features", "layers", "trust", "agents-md-cap", "checkpoint"},
 	Checkpoint: codexCheckpoint,
 	Scope:      codexScope,
 	Trust: &Trust{

@@ -12,13 +12,30 @@ package agent
 
 const copilotReason = "GitHub Copilot CLI has no event after compaction: its preCompact hook runs before it, and sessionStart's sources are startup, resume and new, never compact"
 
+// copilotReads, from GitHub's docs for Copilot CLI (no client measured).
+var copilotReads = Reads{
+	Client: "GitHub Copilot CLI (vendor docs)",
+	Where:  "the repository root, the session's folder and the folders between them",
+	Files: []Instruction{
+		{File: ".github/copilot-instructions.md", Known: "vendor docs"},
+		{File: "AGENTS.md", Known: "vendor docs"},
+		{File: "CLAUDE.md", Known: "vendor docs"},
+		{File: "GEMINI.md", Known: "vendor docs"},
+	},
+}
+
+// copilotTeach is the kbs-now block in CLAUDE.md where there is no
+// AGENTS.md (setup spares AGENTS.md where it would hide CLAUDE.md from
+// another agent).
+var copilotTeach = &Unless{Block: &Block{File: "CLAUDE.md", Block: onDemand}, Reads: &copilotReads, Loaded: OnDemandBlock.File}
+
 var copilot = &Agent{
 	Name:    "copilot",
 	Title:   "GitHub Copilot CLI",
 	Default: OnDemand,
 	Modes: []ModeSpec{
-		{Mode: OnDemand, Words: "on demand: AGENTS.md teaches the agent to run kbs now",
-			Artifacts: onDemandOnly()},
+		{Mode: OnDemand, Words: "on demand: AGENTS.md (or CLAUDE.md, where there is no AGENTS.md) teaches the agent to run kbs now",
+			Artifacts: []Artifact{OnDemandBlock, copilotTeach, KanbusAgentsBlock}},
 	},
 	Refused: map[Mode]string{
 		Reinject: "GitHub Copilot CLI cannot re-inject after compaction: " + copilotReason,
@@ -27,16 +44,7 @@ var copilot = &Agent{
 	Reinject: "no: " + copilotReason,
 	Markers:  []string{".github/copilot-instructions.md", ".github/hooks"},
 	Binaries: []string{"copilot"},
-	Reads: Reads{
-		Client: "GitHub Copilot CLI (vendor docs)",
-		Where:  "the repository root, the session's folder and the folders between them",
-		Files: []Instruction{
-			{File: ".github/copilot-instructions.md", Known: "vendor docs"},
-			{File: "AGENTS.md", Known: "vendor docs"},
-			{File: "CLAUDE.md", Known: "vendor docs"},
-			{File: "GEMINI.md", Known: "vendor docs"},
-		},
-	},
+	Reads:    copilotReads,
 	// Copilot's own hook files are .github/hooks/*.json (any name) and
 	// ~/.copilot/hooks/*.json, whose handlers run "bash" or "powershell"
 	// rather than "command"; hooks may also sit inline in its settings
@@ -46,5 +54,5 @@ var copilot = &Agent{
 		Files:  []string{".github/copilot/settings.json", ".github/copilot/settings.local.json", "~/.copilot/settings.json"},
 		Layout: LayoutFlat,
 	},
-	Checks: []string{"mode"},
+	Checks: []string{"mode", "reach"},
 }

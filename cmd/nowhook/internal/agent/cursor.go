@@ -66,5 +66,5 @@ var cursor = &Agent{
 			"sessionStart": "Cursor's sessionStart fires at every new conversation, not after compaction, and " + cursorReason,
 		},
 	},
-	Checks: []string{"mode", "hooks-file", "hook", "script", "inject-event"},
+	Checks: []string{"mode", "reach", "hooks-file", "hook", "script", "inject-event"},
 }

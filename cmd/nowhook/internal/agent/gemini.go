@@ -56,5 +56,5 @@ var gemini = &Agent{
 			"BeforeModel": "BeforeModel fires before every model call, which would inject on every turn, not after compaction",
 		},
 	},
-	Checks: []string{"mode", "hooks-file", "inject-event", "migrated-hooks", "context-file"},
+	Checks: []string{"mode", "reach", "hooks-file", "inject-event", "migrated-hooks", "context-file"},
 }

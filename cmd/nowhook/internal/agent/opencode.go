@@ -37,7 +37,24 @@ var (
 		NotExec: true,
 	}
 	opencodeWrapper = wrapper(OpenCodeScript)
+	// opencodeTeach is the kbs-now block in a CLAUDE.md that OpenCode reads
+	// because there is no AGENTS.md (setup spares AGENTS.md there, as it
+	// would hide CLAUDE.md).
+	opencodeTeach = &Unless{Block: &Block{File: "CLAUDE.md", Block: onDemand}, Reads: &opencodeReads, Loaded: OnDemandBlock.File}
 )
+
+// opencodeReads, measured on OpenCode 1.18.33 (opencode serve, the first
+// request's system prompt): the first of AGENTS.md and CLAUDE.md found
+// from the session's folder up to the git root is read, not both.
+var opencodeReads = Reads{
+	Client: "OpenCode 1.18.33",
+	Where:  "the session's folder and each folder above it up to the git root (or the worktree's root); the first of its file names found wins",
+	Files: []Instruction{
+		{File: "AGENTS.md", Known: "measured: in every request's system prompt"},
+		{File: "CLAUDE.md", HiddenBy: []string{"AGENTS.md"}, Known: "measured: in the first request where there is no AGENTS.md, absent beside one",
+			Keep: `list it in opencode.json: "instructions": ["CLAUDE.md"]`},
+	},
+}
 
 // renderOpenCodePlugin fills in the time the plugin gives the wrapper: the
 // hook budget plus the margin the other agents' hook timeouts have.
@@ -51,9 +68,9 @@ var opencode = &Agent{
 	Default: Reinject,
 	Modes: []ModeSpec{
 		{Mode: Reinject, Words: "re-inject: a plugin puts the work in progress back right after every compaction",
-			Artifacts: []Artifact{opencodeWrapper, opencodePlugin, OnDemandBlock, KanbusAgentsBlock}},
-		{Mode: OnDemand, Words: "on demand: AGENTS.md teaches the agent to run kbs now; no plugin",
-			Artifacts: onDemandOnly()},
+			Artifacts: []Artifact{opencodeWrapper, opencodePlugin, OnDemandBlock, opencodeTeach, KanbusAgentsBlock}},
+		{Mode: OnDemand, Words: "on demand: AGENTS.md (or CLAUDE.md, where OpenCode reads it instead) teaches the agent to run kbs now; no plugin",
+			Artifacts: []Artifact{OnDemandBlock, opencodeTeach, KanbusAgentsBlock}},
 	},
 	Refused: map[Mode]string{
 		Nudge: "nudge is Cursor's pre-compaction message to the user; OpenCode re-injects the reminder itself through a plugin (use reinject or ondemand)",
@@ -61,16 +78,9 @@ var opencode = &Agent{
 	Reinject: "yes: a plugin in .opencode/plugins runs the wrapper after each compaction and adds its output once to the next request's system prompt",
 	Markers:  []string{".opencode", "opencode.json", "opencode.jsonc"},
 	Binaries: []string{"opencode"},
-	Reads: Reads{
-		Client: "OpenCode 1.18.33",
-		Where:  "the session's folder and each folder above it up to the git root; the first of its file names found wins",
-		Files: []Instruction{
-			{File: "AGENTS.md", Known: "measured: in every request's system prompt"},
-			{File: "CLAUDE.md", HiddenBy: []string{"AGENTS.md"}, Known: "vendor docs: read only where no AGENTS.md is found"},
-		},
-	},
-	Checks: []string{"mode", "plugin"},
-	Scope:  opencodeScope,
+	Reads:    opencodeReads,
+	Checks:   []string{"mode", "reach", "plugin"},
+	Scope:    opencodeScope,
 }
 
 // opencodeScope (measured on 1.18.33): started in a sub-folder, OpenCode

@@ -103,7 +103,7 @@ var qwen = &Agent{
 			"UserPromptSubmit": "UserPromptSubmit fires at every prompt, which would inject on every turn, not after compaction (and before an automatic compression, not after it)",
 		},
 	},
-	Checks: []string{"mode", "hooks-file", "loadable", "disabled", "folder-trust", "hook", "ms-timeout", "script", "inject-event", "qwen-md"},
+	Checks: []string{"mode", "reach", "hooks-file", "loadable", "disabled", "folder-trust", "hook", "ms-timeout", "script", "inject-event", "qwen-md"},
 	Scope:  qwenScope,
 }
 

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/nowhook/nowhook/generate"
+	"github.com/nowhook/nowhook/templates"
 )
 
 // What each agent reads: the instruction files it loads from the folder a
@@ -54,6 +57,11 @@ type Instruction struct {
 	Setting string
 	// Limit says what cuts the file off (Codex's project_doc_max_bytes).
 	Limit string
+	// Keep says how a user keeps the file in view where it is hidden
+	// (for a message).
+	Keep string
+	// Caveat is what else limits the file's reach (for doctor and docs).
+	Caveat string
 }
 
 // Loads lists the instruction files the agent loads from a session started
@@ -83,6 +91,32 @@ func (r *Reads) Loads(f Files) []string {
 		out = append(out, in.File)
 	}
 	return out
+}
+
+// Through says how the agent loads file when it loads it through an
+// import ("through @AGENTS.md in CLAUDE.md"), with the import's caveat;
+// "" when it loads it by itself.
+func (r *Reads) Through(f Files, file string) string {
+	for _, in := range r.Files {
+		if in.File == file && in.ImportedBy != "" && hider(f, in) != "" {
+			s := "through @" + in.File + " in " + in.ImportedBy
+			if in.Caveat != "" {
+				s += "; " + in.Caveat
+			}
+			return s
+		}
+	}
+	return ""
+}
+
+// Keep says how to keep file in view where it is hidden, or "".
+func (r *Reads) Keep(file string) string {
+	for _, in := range r.Files {
+		if in.File == file {
+			return in.Keep
+		}
+	}
+	return ""
 }
 
 // hider returns the file that hides in, or "".
@@ -248,10 +282,27 @@ type Unless struct {
 	Loaded string
 }
 
-// Needed: the agent loads the block's file, and not Loaded.
+// Needed: the agent loads the block's file, and not Loaded, and no newer
+// nowhook wrote into the file (that one knows better).
 func (u *Unless) Needed(_, after Files) bool {
 	loads := u.Reads.Loads(after)
-	return contains(loads, u.File) && !contains(loads, u.Loaded)
+	if !contains(loads, u.File) || contains(loads, u.Loaded) {
+		return false
+	}
+	b, _ := after.Read(u.File)
+	return !newerBlock(b)
+}
+
+var beginRE = regexp.MustCompile(`(?m)^<!-- nowhook:begin \S+ v(\d+) -->\r?$`)
+
+// newerBlock reports whether md holds a block of a newer nowhook.
+func newerBlock(md []byte) bool {
+	for _, m := range beginRE.FindAllSubmatch(md, -1) {
+		if v, err := strconv.Atoi(string(m[1])); err == nil && v > templates.Version {
+			return true
+		}
+	}
+	return false
 }
 
 // DirFiles shows the files of the repository at root as they are on disk.

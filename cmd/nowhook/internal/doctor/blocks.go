@@ -85,8 +85,15 @@ func (d *doctor) blockFinding(m *mdFile, name, purpose, fix string) Finding {
 // can do, and the only one on Cursor and Antigravity.
 var agentsMDCheck = checkFunc{"agents-md", func(d *doctor, _ *agent) []Finding {
 	var readers []string
+	files := agentpkg.DirFiles(d.root)
 	for _, a := range d.agents {
-		if a.present() && a.mode != "" {
+		// Its readers: the agents set up that load it, and where it does
+		// not exist, those that no other file teaches (setup spares
+		// AGENTS.md where it would hide CLAUDE.md from an agent).
+		if !a.present() || a.mode == "" {
+			continue
+		}
+		if containsString(a.p.Loads(files), agentpkg.OnDemandBlock.File) || (!d.agentsMD.exists && len(a.p.Teaches(files)) == 0) {
 			readers = append(readers, a.p.Title)
 		}
 	}

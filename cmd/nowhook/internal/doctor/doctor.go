@@ -211,7 +211,7 @@ func register(cs ...check) {
 }
 
 func init() {
-	register(modeCheck, hookFilesCheck, ourHookCheck, scriptCheck, wrongEventCheck)
+	register(modeCheck, reachCheck, hookFilesCheck, ourHookCheck, scriptCheck, wrongEventCheck)
 }
 
 // sharedChecks concern every agent, after the agents' own.
@@ -544,7 +544,7 @@ var modeCheck = checkFunc{"mode", func(d *doctor, a *agent) []Finding {
 	case agentpkg.Reinject:
 		f.Message = a.p.Title + ": re-inject after compaction (" + strings.TrimPrefix(a.p.Reinject, "yes: ") + ")"
 	case agentpkg.OnDemand:
-		f.Message = a.p.Title + ": on-demand only, " + teachesKbsNow(a.p)
+		f.Message = a.p.Title + ": on-demand only, " + d.teachesKbsNow(a.p)
 		if refusal != "" {
 			f.Message += " (" + refusal + ")"
 		} else {
@@ -582,6 +582,19 @@ func onDemandFiles(p *agentpkg.Agent) []string {
 func teachesKbsNow(p *agentpkg.Agent) string {
 	files := onDemandFiles(p)
 	if len(files) == 1 {
+		return files[0] + " teaches `kbs now`"
+	}
+	return joinFiles(files) + " teach `kbs now`"
+}
+
+// teachesKbsNow names the files the agent loads that teach `kbs now`, or
+// where none does, those its on-demand mode writes.
+func (d *doctor) teachesKbsNow(p *agentpkg.Agent) string {
+	files := p.Teaches(agentpkg.DirFiles(d.root))
+	switch len(files) {
+	case 0:
+		return teachesKbsNow(p)
+	case 1:
 		return files[0] + " teaches `kbs now`"
 	}
 	return joinFiles(files) + " teach `kbs now`"

@@ -83,9 +83,13 @@ func (r *repo) install(agent string, budget time.Duration) {
 	switch agent {
 	case "claude":
 		schema, hook, script = agentpkg.ClaudeSettings, generate.CompactGroup(agentpkg.ClaudeCommand, agentpkg.ClaudeScript, budget), agentpkg.ClaudeScript
-		md, err := generate.MergeBlock("CLAUDE.md", r.read("CLAUDE.md"), generate.Block{Name: "compact-instructions", Version: templates.Version, Body: templates.CompactInstructions, Heading: "Compact Instructions"})
+		old := r.read("CLAUDE.md")
+		md, err := generate.MergeBlock("CLAUDE.md", old, generate.Block{Name: "compact-instructions", Version: templates.Version, Body: templates.CompactInstructions, Heading: "Compact Instructions"})
 		if err != nil {
 			r.t.Fatal(err)
+		}
+		if old == nil {
+			md = generate.AddImport(md, "AGENTS.md") // a CLAUDE.md setup creates imports AGENTS.md
 		}
 		r.write("CLAUDE.md", string(md), 0o644)
 	case "codex":
