@@ -118,19 +118,25 @@ var qwenScope = Scope{
 		Settings: userSettings(QwenSettings),
 		Script:   "hooks/kanbus-compaction-right-now.sh",
 		Defer:    []string{QwenScript, QwenSettings.Path},
-		Guard:    func(path string) Artifact { return &qwenLoadable{file: path} },
+		Guard:    func(path string) Artifact { return &qwenLoadable{file: path, user: true} },
 	},
 }
 
 // qwenLoadable guards .qwen/settings.json: it writes nothing, and refuses
 // a file that Qwen Code cannot load (see QwenLoadError), before the hook
 // entry is merged into it.
-type qwenLoadable struct{ file string }
+type qwenLoadable struct {
+	file string
+	user bool // the user's own settings, which Qwen does not reset but fails on
+}
 
 func (g *qwenLoadable) Path() string { return g.file }
 
 func (g *qwenLoadable) Apply(cur []byte, _ Options) (Edit, error) {
 	if err := QwenLoadError(g.file, cur); err != nil {
+		if g.user {
+			err.Consequence = "Qwen Code does not start while its user settings have one"
+		}
 		return Edit{}, err
 	}
 	return Edit{Next: cur}, nil

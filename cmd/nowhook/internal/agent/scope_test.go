@@ -1,0 +1,74 @@
+package agent
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nowhook/nowhook/generate"
+)
+
+// TestUserScope: the user-scope command is recognised as ours, never as
+// a spelling of the project's hook (doctor and setup would then treat it
+// as a second copy of that hook), names the project's wrapper first in
+// NOWHOOK_DEFER, and needs no repository path.
+func TestUserScope(t *testing.T) {
+	for _, a := range All {
+		u := a.Scope.User
+		if u == nil {
+			if a.UserRefusal() == "" {
+				t.Errorf("%s: no user scope and no reason for refusing it", a.Name)
+			}
+			continue
+		}
+		cmd := u.Command()
+		if !u.Ours(cmd) {
+			t.Errorf("%s: the user-scope command is not recognised as ours: %s", a.Name, cmd)
+		}
+		for _, mh := range a.HookEntries() {
+			if generate.RunsScript(mh.Hook.Script)(cmd) || mh.Hook.Hook(Options{Budget: DefaultBudget}).Ours(cmd) {
+				t.Errorf("%s: the project hook's recogniser takes the user-scope command for its own: %s", a.Name, cmd)
+			}
+			if u.Ours(entryCommand(mh.Hook.Hook(Options{Budget: DefaultBudget}))) {
+				t.Errorf("%s: the user-scope recogniser takes the project's command for its own", a.Name)
+			}
+		}
+		if want := DeferVar + "=" + u.Defer[0] + ":"; !strings.HasPrefix(cmd, want) {
+			t.Errorf("%s: command %q does not start with %q", a.Name, cmd, want)
+		}
+		if strings.Contains(cmd, "PROJECT_DIR") {
+			t.Errorf("%s: the user-scope command depends on the project directory: %s", a.Name, cmd)
+		}
+		if a.Scope.SubFolders {
+			t.Errorf("%s: a user scope for an agent that runs project hooks from sub-folders", a.Name)
+		}
+		home := t.TempDir()
+		dir, err := u.Folder(func(string) string { return "" }, home)
+		if err != nil || dir != filepath.Join(home, strings.TrimPrefix(u.Default, "~/")) {
+			t.Errorf("%s: folder %q, %v", a.Name, dir, err)
+		}
+		if dir, err := u.Folder(func(k string) string { return map[string]string{u.Var: "/elsewhere"}[k] }, home); err != nil || dir != "/elsewhere" {
+			t.Errorf("%s: with %s=/elsewhere: folder %q, %v", a.Name, u.Var, dir, err)
+		}
+		if _, err := u.Folder(func(k string) string { return map[string]string{u.Var: "rel"}[k] }, home); err == nil {
+			t.Errorf("%s: a relative %s is accepted", a.Name, u.Var)
+		}
+	}
+}
+
+// entryCommand is the command of a hook entry's first handler.
+func entryCommand(h generate.Hook) string {
+	for _, m := range h.Entry {
+		if m.Key == "hooks" {
+			if hs, ok := m.Value.([]generate.Ordered); ok && len(hs) > 0 {
+				for _, hm := range hs[0] {
+					if hm.Key == "command" {
+						s, _ := hm.Value.(string)
+						return s
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
