@@ -47,7 +47,7 @@ func (p *plan) writeDiff(w io.Writer, full bool) bool {
 	}
 	for _, d := range p.rmdirs {
 		any = true
-		fmt.Fprintf(w, "# deleted folder %s/ (empty once the files above are gone)\n", relTo(p.root, d))
+		fmt.Fprintf(w, "# deleted folder %s/ (empty once the files above are gone)\n", p.shownDir(d))
 	}
 	return any
 }

@@ -25,6 +25,10 @@ type change struct {
 	whole   string      // what the file is when nowhook owns it whole ("wrapper script"), else ""
 	// created lists the JSON containers the plan creates in the file.
 	created []string
+	// unhooked: a removal took something of nowhook's out of the file and
+	// left it; clean: nothing of nowhook's is left in it afterwards, so
+	// the record forgets it.
+	unhooked, clean bool
 }
 
 func (c *change) changed() bool {
@@ -62,10 +66,13 @@ type plan struct {
 	rmdirs []string
 	// madeDirs are the folders write created.
 	madeDirs []string
+	// dirNames maps each folder of rmdirs to the name it has in the
+	// repository (.claude/hooks where .claude links elsewhere).
+	dirNames map[string]string
 }
 
 func newPlan(root string) *plan {
-	return &plan{root: root, byPath: map[string]*change{}}
+	return &plan{root: root, byPath: map[string]*change{}, dirNames: map[string]string{}}
 }
 
 // file returns the change for rel, reading the file on first use.
@@ -107,14 +114,11 @@ func (p *plan) note(format string, args ...any) {
 
 // resolve follows symlinks to the file that is really written: in the
 // path's directories and in the file itself, even when the final target
-// does not exist yet.
+// or some of its folders do not exist yet.
 func resolve(path string) (string, error) {
 	for hops := 0; hops < 40; hops++ {
 		dir, base := filepath.Split(path)
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			dir = real
-		}
-		path = filepath.Join(dir, base)
+		path = filepath.Join(realDir(dir), base)
 		info, err := os.Lstat(path)
 		if err != nil || info.Mode()&fs.ModeSymlink == 0 {
 			return path, nil
@@ -124,11 +128,31 @@ func resolve(path string) (string, error) {
 			return "", err
 		}
 		if !filepath.IsAbs(link) {
-			link = filepath.Join(dir, link)
+			link = filepath.Join(filepath.Dir(path), link)
 		}
 		path = link
 	}
 	return "", errors.New("too many levels of symbolic links")
+}
+
+// realDir resolves the symlinks of dir as far as it exists: the folders
+// below that are kept as named, so that .claude/hooks, not there yet
+// under a .claude that links into a dotfiles folder, is that folder's
+// hooks/.
+func realDir(dir string) string {
+	dir = filepath.Clean(dir)
+	var rest []string
+	for d := dir; ; {
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(append([]string{real}, rest...)...)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir
+		}
+		rest = append([]string{filepath.Base(d)}, rest...)
+		d = parent
+	}
 }
 
 // shown is the name a diff uses for c: the file really written, relative
@@ -138,6 +162,19 @@ func (p *plan) shown(c *change) string {
 		return r
 	}
 	return c.rel
+}
+
+// shownDir is the name a summary or diff uses for a folder the plan
+// deletes: relative to the root where it really lies inside it, else the
+// name it has in the repository.
+func (p *plan) shownDir(dir string) string {
+	if r := relTo(p.root, dir); !filepath.IsAbs(r) {
+		return r
+	}
+	if name, ok := p.dirNames[dir]; ok {
+		return name
+	}
+	return dir
 }
 
 // relTo shows path relative to root where it lies inside it.

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 )
 
@@ -129,6 +130,8 @@ func reconcileWith(p *plan, rec *record, targets []target, others []*agent.Agent
 	if err := r.planFolders(); err != nil {
 		return nil, refused(err)
 	}
+	r.markClean()
+	r.linkNotes()
 	return plans, nil
 }
 
@@ -245,8 +248,7 @@ func (r *reconciler) remove(art agent.Artifact) (*step, error) {
 	if !c.existed || c.remove {
 		return nil, nil
 	}
-	rel := relTo(r.p.root, c.target)
-	e, err := art.Remove(c.next, func(path string) bool { return r.rec.dropContainer(rel, path) })
+	e, err := art.Remove(c.next, func(path string) bool { return r.rec.dropContainer(c.target, path) })
 	if err != nil {
 		return nil, err
 	}
@@ -261,9 +263,9 @@ func (r *reconciler) remove(art agent.Artifact) (*step, error) {
 	case e.Done == "":
 		return nil, nil
 	default:
-		c.next = e.Next
+		c.next, c.unhooked = e.Next, true
 		s.status = e.Done
-		if e.Empty && r.rec.createdFile(rel) {
+		if e.Empty && r.rec.createdFile(c.target) {
 			c.remove = true
 			s.status = "deleted"
 		}
@@ -271,7 +273,7 @@ func (r *reconciler) remove(art agent.Artifact) (*step, error) {
 		for _, g := range e.Gone {
 			gone[g] = true
 		}
-		r.rec.dropRemoved(rel, func(path string) bool { return !gone[path] })
+		r.rec.dropRemoved(c.target, func(path string) bool { return !gone[path] })
 	}
 	return s, nil
 }
@@ -315,7 +317,11 @@ func (r *reconciler) sameBlock(a, b agent.Artifact) bool {
 }
 
 // planFolders adds the folders that removals leave empty, deepest first,
-// where nowhook created them.
+// where nowhook created them. It climbs a removed file's folders as the
+// repository names them (.claude/hooks, then .claude), up to the root,
+// and deletes the folder each name really is, wherever a link above it
+// points (a .claude linked into a dotfiles folder has its hooks/ there);
+// it stops at a name that is itself a link, which it never deletes.
 func (r *reconciler) planFolders() error {
 	gone := map[string]bool{}
 	var candidates []string
@@ -324,11 +330,19 @@ func (r *reconciler) planFolders() error {
 			continue
 		}
 		gone[c.target] = true
-		for d := filepath.Dir(c.target); within(r.p.root, d); d = filepath.Dir(d) {
-			candidates = append(candidates, d)
+		logical := filepath.Join(r.p.root, filepath.FromSlash(c.rel))
+		for d := filepath.Dir(logical); within(r.p.root, d); d = filepath.Dir(d) {
+			if info, err := os.Lstat(d); err != nil || info.Mode()&os.ModeSymlink != 0 {
+				break
+			}
+			real := realDir(d)
+			if _, seen := r.p.dirNames[real]; !seen {
+				r.p.dirNames[real] = relTo(r.p.root, d)
+				candidates = append(candidates, real)
+			}
 		}
 	}
-	sort.Slice(candidates, func(i, j int) bool { return len(candidates[i]) > len(candidates[j]) })
+	sort.SliceStable(candidates, func(i, j int) bool { return len(candidates[i]) > len(candidates[j]) })
 	for _, d := range candidates {
 		if gone[d] {
 			continue
@@ -344,12 +358,92 @@ func (r *reconciler) planFolders() error {
 				break
 			}
 		}
-		if empty && r.rec.createdDir(relTo(r.p.root, d)) {
+		if empty && r.rec.createdDir(d) {
 			gone[d] = true
 			r.p.rmdirs = append(r.p.rmdirs, d)
 		}
 	}
 	return nil
+}
+
+// markClean marks the files a removal left with nothing of nowhook's in
+// them (no artifact of any agent is present any more), so that the record
+// forgets them.
+func (r *reconciler) markClean() {
+	for _, c := range r.p.changes {
+		if !c.unhooked || c.remove || c.touched {
+			continue
+		}
+		c.clean = true
+		for _, a := range agent.All {
+			for _, art := range a.Owned() {
+				t, err := resolve(filepath.Join(r.p.root, filepath.FromSlash(art.Path())))
+				if err == nil && t == c.target && art.Present(c.next) {
+					c.clean = false
+				}
+			}
+		}
+	}
+}
+
+// linkNotes says, for each symbolic link in the repository through which
+// the plan changes files that lie outside it (a .claude linked into a
+// dotfiles folder), where those files really are.
+func (r *reconciler) linkNotes() {
+	realRoot := realDir(r.p.root)
+	var links []string
+	files := map[string][]string{}
+	for _, c := range r.p.changes {
+		if !c.changed() || within(realRoot, c.target) {
+			continue
+		}
+		link, ok := firstLink(r.p.root, c.rel)
+		if !ok {
+			continue
+		}
+		if _, seen := files[link]; !seen {
+			links = append(links, link)
+		}
+		status := c.status()
+		switch {
+		case c.remove:
+			status = "deleted"
+		case c.unhooked && !c.touched:
+			status = "removed"
+		}
+		files[link] = append(files[link], c.rel+" ("+status+")")
+	}
+	for _, d := range r.p.rmdirs {
+		name := r.p.dirNames[d]
+		for _, link := range links {
+			if strings.HasPrefix(name, link+"/") && !within(realRoot, d) {
+				files[link] = append(files[link], name+"/ (deleted)")
+			}
+		}
+	}
+	for _, link := range links {
+		abs := filepath.Join(r.p.root, filepath.FromSlash(link))
+		to, _ := os.Readlink(abs)
+		real, err := resolve(abs)
+		if err != nil {
+			real = to
+		}
+		r.p.note("%s is a symbolic link to %s, outside the repository, so these files are really in %s: %s", link, to, osutil.TildeHome(real), strings.Join(files[link], ", "))
+	}
+}
+
+// firstLink returns the first part of rel, taken from the root, that is a
+// symbolic link.
+func firstLink(root, rel string) (string, bool) {
+	at := root
+	parts := strings.Split(rel, "/")
+	for i, part := range parts {
+		at = filepath.Join(at, part)
+		if info, err := os.Lstat(at); err == nil && info.Mode()&os.ModeSymlink != 0 {
+			return strings.Join(parts[:i+1], "/"), true
+		}
+	}
+	return "", false
 }
 
 // within reports whether path lies strictly inside dir.
@@ -374,7 +468,7 @@ func inUse(root string, rec *record, targets []target, found []agent.Found) []*a
 		}
 		evidence := len(f.Binaries) > 0
 		for _, m := range f.Marks {
-			if !rec.lines["f "+m] && !rec.lines["d "+m] {
+			if !rec.made(filepath.Join(root, filepath.FromSlash(m))) {
 				evidence = true
 			}
 		}

@@ -20,15 +20,22 @@ import (
 // directory, so it is never committed and never shared; a clone without
 // it (a teammate's) falls back to what the files show: a file or folder
 // left with nothing in it goes.
+//
+// Every path in it is of one kind: absolute, with symbolic links
+// resolved, so that a file reached through a link (.claude pointing into
+// a dotfiles folder) has one name whichever way it was reached, inside
+// the repository or outside it. A record of an older nowhook, whose paths
+// inside the repository were relative to it, is read into that form.
 type record struct {
+	root  string          // the repository root, which relative paths of old records are taken from
 	path  string          // "" outside git: nothing is remembered
 	found bool            // the record existed when read
-	lines map[string]bool // "f rel", "k rel", "d rel", "c rel#container"
+	lines map[string]bool // "f PATH", "k PATH", "d PATH", "c PATH#container"
 }
 
 // loadRecord reads the record of the repository root.
 func loadRecord(root string) *record {
-	r := &record{lines: map[string]bool{}}
+	r := &record{root: root, lines: map[string]bool{}}
 	dir, ok := gitDir(root)
 	if !ok {
 		return r
@@ -43,10 +50,42 @@ func loadRecord(root string) *record {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		if line := strings.TrimSpace(sc.Text()); line != "" && !strings.HasPrefix(line, "#") {
-			r.lines[line] = true
+			if l, ok := r.normal(line); ok {
+				r.lines[l] = true
+			}
 		}
 	}
 	return r
+}
+
+// normal gives a line of the record its one form of path (see key): an
+// older record's relative paths and unresolved links are migrated here.
+func (r *record) normal(line string) (string, bool) {
+	kind, path, ok := strings.Cut(line, " ")
+	if !ok || len(kind) != 1 || !strings.Contains("fkdc", kind) {
+		return "", false
+	}
+	if kind != "c" {
+		return kind + " " + r.key(path), true
+	}
+	i := strings.LastIndexByte(path, '#')
+	if i < 0 {
+		return "", false
+	}
+	return "c " + r.key(path[:i]) + path[i:], true
+}
+
+// key is the record's name for path: absolute (a relative path is taken
+// from the root), with the links in it resolved.
+func (r *record) key(path string) string {
+	path = filepath.FromSlash(path)
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(r.root, path)
+	}
+	if real, err := resolve(path); err == nil {
+		return real
+	}
+	return filepath.Clean(path)
 }
 
 // gitDir finds the git directory of the repository holding root: the .git
@@ -81,84 +120,94 @@ func gitDir(root string) (string, bool) {
 
 // clone is a copy that is never saved, for a scratch plan.
 func (r *record) clone() *record {
-	c := &record{found: r.found, lines: map[string]bool{}}
+	c := &record{root: r.root, found: r.found, lines: map[string]bool{}}
 	for l := range r.lines {
 		c.lines[l] = true
 	}
 	return c
 }
 
-// knows reports whether the record has seen the file rel.
-func (r *record) knows(rel string) bool { return r.lines["f "+rel] || r.lines["k "+rel] }
-
-// dropContainer says whether the JSON container path of rel, left empty
-// by a removal, was nowhook's.
-func (r *record) dropContainer(rel, path string) bool {
-	if !r.knows(rel) {
-		return true
-	}
-	return r.lines["f "+rel] || r.lines["c "+rel+"#"+path]
+// knows reports whether the record has seen the file at path.
+func (r *record) knows(path string) bool {
+	k := r.key(path)
+	return r.lines["f "+k] || r.lines["k "+k]
 }
 
-// createdFile says whether the file rel, left with nothing in it, was
-// created by nowhook.
-func (r *record) createdFile(rel string) bool {
-	if !r.knows(rel) {
+// dropContainer says whether the JSON container cpath of the file at
+// path, left empty by a removal, was nowhook's.
+func (r *record) dropContainer(path, cpath string) bool {
+	if !r.knows(path) {
 		return true
 	}
-	return r.lines["f "+rel]
+	k := r.key(path)
+	return r.lines["f "+k] || r.lines["c "+k+"#"+cpath]
 }
 
-// createdDir says whether the folder rel, left empty, was created by
+// createdFile says whether the file at path, left with nothing in it,
+// was created by nowhook.
+func (r *record) createdFile(path string) bool {
+	if !r.knows(path) {
+		return true
+	}
+	return r.lines["f "+r.key(path)]
+}
+
+// createdDir says whether the folder at path, left empty, was created by
 // nowhook.
-func (r *record) createdDir(rel string) bool {
+func (r *record) createdDir(path string) bool {
 	if !r.found {
 		return true
 	}
-	return r.lines["d "+rel]
+	return r.lines["d "+r.key(path)]
 }
 
-// update adds what the plan creates and drops what it deletes.
+// made reports whether the record says nowhook created the file or folder
+// at path (a marker file setup wrote is no evidence that an agent is used).
+func (r *record) made(path string) bool {
+	k := r.key(path)
+	return r.lines["f "+k] || r.lines["d "+k]
+}
+
+// update adds what the plan creates and drops what it deletes; a file
+// left with nothing of nowhook's in it (c.clean) is forgotten.
 func (r *record) update(p *plan, madeDirs []string) {
 	for _, c := range p.changes {
 		if !c.changed() && len(c.created) == 0 {
 			continue
 		}
-		rel := relTo(p.root, c.target)
-		if c.remove {
-			delete(r.lines, "f "+rel)
-			delete(r.lines, "k "+rel)
-			for line := range r.lines {
-				if strings.HasPrefix(line, "c "+rel+"#") {
-					delete(r.lines, line)
-				}
-			}
+		k := r.key(c.target)
+		if c.remove || c.clean {
+			delete(r.lines, "f "+k)
+			delete(r.lines, "k "+k)
+			r.dropRemoved(k, func(string) bool { return false })
 			continue
 		}
 		switch {
 		case !c.existed:
 			// Created now, whatever an older record says of an earlier file.
-			delete(r.lines, "k "+rel)
-			r.lines["f "+rel] = true
-		case !r.knows(rel):
-			r.lines["k "+rel] = true
+			delete(r.lines, "k "+k)
+			r.lines["f "+k] = true
+		case !r.knows(k):
+			r.lines["k "+k] = true
 		}
-		for _, path := range c.created {
-			r.lines["c "+rel+"#"+path] = true
+		for _, cpath := range c.created {
+			r.lines["c "+k+"#"+cpath] = true
 		}
 	}
 	for _, dir := range madeDirs {
-		r.lines["d "+relTo(p.root, dir)] = true
+		r.lines["d "+r.key(dir)] = true
 	}
 	for _, dir := range p.rmdirs {
-		delete(r.lines, "d "+relTo(p.root, dir))
+		delete(r.lines, "d "+r.key(dir))
 	}
 }
 
-// dropRemoved forgets the containers a removal took out of rel.
-func (r *record) dropRemoved(rel string, kept func(path string) bool) {
+// dropRemoved forgets the containers a removal took out of the file at
+// path.
+func (r *record) dropRemoved(path string, kept func(cpath string) bool) {
+	prefix := "c " + r.key(path) + "#"
 	for line := range r.lines {
-		if path, ok := strings.CutPrefix(line, "c "+rel+"#"); ok && !kept(path) {
+		if cpath, ok := strings.CutPrefix(line, prefix); ok && !kept(cpath) {
 			delete(r.lines, line)
 		}
 	}
@@ -181,7 +230,7 @@ func (r *record) save() {
 	}
 	sort.Strings(lines)
 	var b strings.Builder
-	b.WriteString("# What nowhook setup created in this clone (f file, k file that existed, d folder, c JSON container); nowhook remove reads it.\n")
+	b.WriteString("# What nowhook setup created in this clone (f file, k file that existed, d folder, c JSON container), by absolute path with links resolved; nowhook remove reads it.\n")
 	for _, l := range lines {
 		b.WriteString(l + "\n")
 	}

@@ -321,33 +321,54 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 		failure = errSilent{exitFailed}
 	}
 	printNotes(io.out, p)
-	kanbusNote(io.out, root)
+	kanbusNote(io.out, root, targets)
 	doctorWarnings(io.out, root, choices)
 	return failure
 }
 
 // kanbusNote says where the Kanbus project is when the hook might not find
 // it: setup, doctor and the hook runtime look the same way, from the
-// session's directory up to the git root.
-func kanbusNote(w io.Writer, root string) {
+// session's directory up to the git root. A repository whose projects all
+// lie in sub-folders gets each one named with what a session started
+// there needs from the agents set up with a hook.
+func kanbusNote(w io.Writer, root string, targets []target) {
 	from, _ := os.Getwd()
 	if !within(root, from) {
 		from = root
 	}
-	k := detect.DetectKanbusFrom(root, from)
-	if dir, below := k.Below(root); below {
-		arg := dir // --dir as the user types it, from where they are
+	// --dir as the user types it, from where they are.
+	dirArg := func(abs string) string {
 		if wd, err := os.Getwd(); err == nil {
-			if rel, err := filepath.Rel(wd, filepath.Join(root, filepath.FromSlash(dir))); err == nil {
-				arg = rel
+			if rel, err := filepath.Rel(wd, abs); err == nil {
+				return rel
 			}
 		}
+		return abs
+	}
+	k := detect.DetectKanbusFrom(root, from)
+	if dir, below := k.Below(root); below {
+		arg := dirArg(filepath.Join(root, filepath.FromSlash(dir)))
 		fmt.Fprintf(w, "Note: the Kanbus project is %s/ (%s/.kanbus.yml), below the repository root: the hook finds it in agent sessions whose directory is %s/ or below it, and prints nothing in sessions started elsewhere. If your agents start in %s/, set nowhook up there: nowhook setup --dir %s\n", dir, dir, dir, dir, arg)
 		return
 	}
-	if k.Config == "" {
-		fmt.Fprintf(w, "Note: no .kanbus.yml found from %s up to the git root; the hook prints nothing until it finds one. If your Kanbus project lives in a subfolder, run nowhook setup from there to check; otherwise create it with kbs init.\n", from)
+	if k.Config != "" {
+		return
 	}
+	if len(k.Projects) > 0 {
+		var hooked []*agent.Agent
+		for _, t := range targets {
+			if t.mode == agent.Reinject {
+				hooked = append(hooked, t.agent)
+			}
+		}
+		fmt.Fprintln(w, "Note: "+doctor.ProjectsBelowNote(k, hooked, dirArg))
+		return
+	}
+	more := ""
+	if !k.Search.Complete {
+		more = fmt.Sprintf(" (the search below the root stopped after %d folders: if your Kanbus project lives deeper, run nowhook setup in its folder to check)", k.Search.Folders)
+	}
+	fmt.Fprintf(w, "Note: no .kanbus.yml found from %s up to the git root, nor below the repository root%s; the hook prints nothing until there is one: create the Kanbus project with kbs init.\n", from, more)
 }
 
 // doctorWarnings prints, after a write, every finding doctor calls an

@@ -128,7 +128,7 @@ func review(ask asker, p *plan, verb string, io stdio) error {
 		}
 	}
 	for _, d := range p.rmdirs {
-		lines = append(lines, fmt.Sprintf("  %-9s %s/", "deleted", relTo(p.root, d)))
+		lines = append(lines, fmt.Sprintf("  %-9s %s/", "deleted", p.shownDir(d)))
 	}
 	if len(lines) == 0 {
 		return nil

@@ -23,6 +23,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"sort"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -242,9 +244,13 @@ type options struct {
 // project finds the Kanbus project for a session in cwd the way every
 // mode does: from CLAUDE_PROJECT_DIR, cwd, then the working directory.
 func (o options) project(cwd string) string {
-	dir := findProject(o.log, o.getenv("CLAUDE_PROJECT_DIR"), cwd, o.wd)
+	starts := []string{o.getenv("CLAUDE_PROJECT_DIR"), cwd, o.wd}
+	dir := findProject(o.log, starts...)
 	if dir == "" {
 		o.log.printf("no .kanbus.yml found: printing nothing")
+		if o.log.on {
+			explainNoProject(o.log, starts)
+		}
 	}
 	return dir
 }
@@ -482,6 +488,77 @@ func walkToProject(dir string) string {
 		}
 		dir = parent
 	}
+}
+
+// explainNoProject says, for NOWHOOK_DEBUG, where the lookup went and
+// which Kanbus projects lie below the repository root it stopped at (a
+// repository whose projects all live in sub-folders): a session started
+// in one of them finds its project, one started at the root none.
+func explainNoProject(log logger, starts []string) {
+	for _, start := range starts {
+		if start == "" {
+			continue
+		}
+		dir, err := filepath.Abs(start)
+		if err != nil {
+			continue
+		}
+		top := dir
+		for d := dir; ; d = filepath.Dir(d) {
+			if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+				top = d
+				break
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+		below := projectsBelow(top)
+		if len(below) == 0 {
+			log.printf("looked from %s up to %s, and found no Kanbus project below %s either", dir, top, top)
+			return
+		}
+		log.printf("looked from %s up to %s; the Kanbus projects are below it, in %s: a session started in one of them finds its project, one started here none", dir, top, strings.Join(below, ", "))
+		return
+	}
+}
+
+// projectsBelow lists the folders below root, at most four levels deep
+// and 5000 folders in all, that hold a .kanbus.yml; it skips hidden
+// folders, node_modules and folders with a .git entry of their own (as
+// nowhook setup and doctor look), and follows no link.
+func projectsBelow(root string) []string {
+	var found []string
+	queue, seen := []string{root}, 0
+	for len(queue) > 0 && seen < 5000 {
+		dir := queue[0]
+		queue = queue[1:]
+		seen++
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		if dir != root {
+			if fi, err := os.Stat(filepath.Join(dir, ".kanbus.yml")); err == nil && fi.Mode().IsRegular() {
+				rel, _ := filepath.Rel(root, dir)
+				found = append(found, filepath.ToSlash(rel)+"/")
+				continue
+			}
+			if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+				continue
+			}
+		}
+		if rel, _ := filepath.Rel(root, dir); rel != "." && strings.Count(rel, string(filepath.Separator)) >= 3 {
+			continue
+		}
+		for _, e := range entries {
+			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && e.Name() != "node_modules" {
+				queue = append(queue, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	sort.Strings(found)
+	return found
 }
 
 // findKbs resolves $KBS when it is set, else kbs, else kanbus, to an

@@ -79,6 +79,12 @@ type Agent struct {
 	Binaries []string
 	// Hooks is how the agent reads hook files (doctor reads them all).
 	Hooks HookFormat
+	// StartDirOnly: the agent reads the project's hook settings only in
+	// the directory a session starts in, never in the folders above it,
+	// so a session started in a sub-folder runs nowhook's hook only when
+	// it is set up in that folder (nowhook setup --dir). The others find
+	// the hook set up at the repository root from any sub-folder.
+	StartDirOnly bool
 	// Checks names doctor's checks for the agent, in the order they run.
 	Checks []string
 	// Trust is a step that makes the agent run our hook at all (Codex's
@@ -174,6 +180,26 @@ func (a *Agent) Spec(m Mode) (ModeSpec, bool) {
 		}
 	}
 	return ModeSpec{}, false
+}
+
+// HookIn reports whether the hook entries of the agent's re-inject mode
+// are in place in dir (a folder set up with nowhook setup --dir).
+func (a *Agent) HookIn(dir string) bool {
+	spec, ok := a.Spec(Reinject)
+	if !ok {
+		return false
+	}
+	found := false
+	for _, art := range spec.Artifacts {
+		if h, ok := art.(*HookEntry); ok {
+			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(h.Path())))
+			if err != nil || !h.Present(b) {
+				return false
+			}
+			found = true
+		}
+	}
+	return found
 }
 
 // ModeNames lists the agent's modes, the default first.

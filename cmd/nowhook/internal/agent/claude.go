@@ -117,6 +117,8 @@ var claude = &Agent{
 	Markers:  []string{".claude", ClaudeContextFile},
 	Reads:    claudeReads,
 	Binaries: []string{"claude"},
+	// Project settings come only from the directory claude starts in (measured, 2.1.332).
+	StartDirOnly: true,
 	Hooks: HookFormat{
 		Files:         []string{".claude/settings.local.json", ".claude/settings.json", "${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json"},
 		Layout:        LayoutGrouped,

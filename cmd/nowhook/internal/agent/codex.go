@@ -14,6 +14,7 @@ import (
 	toml "github.com/pelletier/go-toml/v2"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
+	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/generate"
 )
 
@@ -205,12 +206,21 @@ func recordCodexTrust(ctx context.Context, root string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	hooksFile := filepath.Join(canonical, filepath.FromSlash(CodexHooks.Path))
+	hooksFile, main := CodexHooksFor(canonical)
+	project, about := canonical, ""
+	if main != "" {
+		b, _ := os.ReadFile(hooksFile)
+		if !codexHook.Present(b) {
+			return "", fmt.Errorf("%s is a git worktree of %s, and Codex loads a worktree's project hooks from the main checkout's %s, which has no hook of nowhook's: Codex runs none in this worktree, whatever its own .codex/hooks.json holds. Bring .codex/ into the main checkout (commit it here and merge it there), or set it up there: nowhook setup --yes --agents codex --trust-codex --dir %s", canonical, main, hooksFile, main)
+		}
+		project, about = main, "; Codex takes this worktree's project hooks and trust from its main checkout, "+main
+	}
 	ctx, cancel := context.WithTimeout(ctx, trustTimeout)
 	defer cancel()
 	res, err := codexapp.Trust(ctx, codexapp.Options{Codex: bin, Dir: canonical, ClientVersion: "nowhook"}, codexapp.TrustRequest{
-		Root:    canonical,
-		Project: true,
+		Root:        canonical,
+		Project:     true,
+		ProjectRoot: project,
 		Select: func(h codexapp.Hook) bool {
 			return h.SourcePath == hooksFile && codexOurs(h.Command)
 		},
@@ -220,7 +230,7 @@ func recordCodexTrust(ctx context.Context, root string) (string, error) {
 	}
 	var done []string
 	if res.ProjectTrusted {
-		done = append(done, "the project "+canonical)
+		done = append(done, "the project "+project)
 	}
 	if len(res.Recorded) > 0 {
 		done = append(done, "hook "+strings.Join(res.Recorded, ", "))
@@ -233,23 +243,40 @@ func recordCodexTrust(ctx context.Context, root string) (string, error) {
 		where = "your Codex config"
 	}
 	if len(done) == 0 {
-		return "codex: our hook and the project were already trusted in " + where, nil
+		return "codex: our hook and the project were already trusted in " + where + about, nil
 	}
-	return "codex: trusted " + strings.Join(done, " and ") + " in " + where, nil
+	return "codex: trusted " + strings.Join(done, " and ") + " in " + where + about, nil
+}
+
+// CodexHooksFor returns the project hooks.json that Codex loads for
+// sessions in root, as Codex names it (links resolved): in a linked git
+// worktree the main checkout's, never the worktree's own, and main is
+// then that checkout; elsewhere root's, and main is "". (Measured on
+// 0.171.0: docs/platforms.md, "Codex CLI: git worktrees".)
+func CodexHooksFor(root string) (file, main string) {
+	canonical, err := codexapp.CanonicalRoot(root)
+	if err != nil {
+		canonical = root
+	}
+	if top, m, _, ok := detect.Worktree(canonical); ok && top == canonical {
+		return filepath.Join(m, filepath.FromSlash(CodexHooks.Path)), m
+	}
+	return filepath.Join(canonical, filepath.FromSlash(CodexHooks.Path)), ""
 }
 
 // codexTrustKeys lists the hooks.state keys of our handlers under event
-// in hooks.json.
+// in hooks.json. In a git worktree there are none to forget: Codex trusts
+// the main checkout's entries, which a change to the worktree's file does
+// not touch.
 func codexTrustKeys(root string, cur []byte, event string) []string {
 	p, err := CodexHooks.ParseHookFile(cur)
 	if err != nil || p.Doc == nil {
 		return nil
 	}
-	canonical, err := codexapp.CanonicalRoot(root)
-	if err != nil {
-		canonical = root
+	hooksFile, main := CodexHooksFor(root)
+	if main != "" {
+		return nil
 	}
-	hooksFile := filepath.Join(canonical, filepath.FromSlash(CodexHooks.Path))
 	doc, _ := p.Doc.(map[string]any)
 	events, _ := doc["hooks"].(map[string]any)
 	groups, _ := events[event].([]any)

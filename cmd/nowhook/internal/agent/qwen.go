@@ -91,6 +91,8 @@ var qwen = &Agent{
 			{File: "AGENTS.md", Known: "measured: in the first request's system prompt beside QWEN.md (not when context.fileName names QWEN.md alone)"},
 		},
 	},
+	// The project settings file is read only in the directory qwen starts in (measured, 0.24.4).
+	StartDirOnly: true,
 	Hooks: HookFormat{
 		Files:         []string{".qwen/settings.json", "${QWEN_HOME:-~/.qwen}/settings.json"},
 		Layout:        LayoutGrouped,

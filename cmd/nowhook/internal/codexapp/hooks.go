@@ -301,6 +301,11 @@ type TrustRequest struct {
 	// Select picks the hooks to trust, e.g. by Command and SourcePath. It
 	// sees every command hook Codex lists; managed hooks are never offered.
 	Select func(Hook) bool
+	// ProjectRoot is the path whose [projects."<path>"] entry records the
+	// project's trust; "" for Root. In a linked git worktree it is the main
+	// checkout, whose trust Codex applies to the worktree (and whose path
+	// Codex itself names when it asks for trust).
+	ProjectRoot string
 }
 
 // TrustResult says what Trust did.
@@ -349,16 +354,20 @@ func Trust(ctx context.Context, opts Options, req TrustRequest) (*TrustResult, e
 		if !req.Project {
 			return nil, fmt.Errorf("codex does not load %s because the project is not trusted: %s", dotCodex, layer.DisabledReason)
 		}
-		w, err := c.BatchWrite(ctx, []Edit{{KeyPath: ProjectTrustKeyPath(root), Value: "trusted", MergeStrategy: "upsert"}}, version)
+		project := root
+		if req.ProjectRoot != "" {
+			project = req.ProjectRoot
+		}
+		w, err := c.BatchWrite(ctx, []Edit{{KeyPath: ProjectTrustKeyPath(project), Value: "trusted", MergeStrategy: "upsert"}}, version)
 		if err != nil {
-			return nil, fmt.Errorf("recording trust of project %s: %w", root, err)
+			return nil, fmt.Errorf("recording trust of project %s: %w", project, err)
 		}
 		res.ConfigFile, res.ProjectTrusted, version = w.FilePath, true, w.Version
 		if before, err = c.List(ctx, root); err != nil {
 			return nil, err
 		}
 		if layer, ok := before.ProjectLayer(dotCodex); ok && !layer.Trusted() {
-			return res, fmt.Errorf("codex still does not load %s after trusting %s: %s", dotCodex, root, layer.DisabledReason)
+			return res, fmt.Errorf("codex still does not load %s after trusting %s: %s", dotCodex, project, layer.DisabledReason)
 		}
 	}
 

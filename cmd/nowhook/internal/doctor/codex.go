@@ -212,28 +212,75 @@ func (codexTrustCheck) Start(ctx context.Context, d *doctor, a *agent) {
 }
 
 // Run reports the trust of every hook entry of ours: the compact hook's
-// and the checkpoint's (each entry is trusted on its own).
+// and the checkpoint's (each entry is trusted on its own). In a linked
+// git worktree Codex loads the project hooks from the main checkout's
+// .codex/hooks.json, so those entries are the ones judged.
 func (codexTrustCheck) Run(d *doctor, a *agent) []Finding {
-	var ours []handler
-	for _, s := range append(append([]*ourSpec(nil), a.specs...), a.checkpoint...) {
-		for _, h := range s.ours {
-			if h.wrapped && h.index >= 0 {
-				ours = append(ours, h)
-			}
-		}
-	}
+	ours := wrappedOurs(a, a.files)
 	if len(ours) == 0 {
 		return nil
 	}
 	fix := d.setupFix(a.agentArg(), "--trust-codex")
+	var out []Finding
+	if file, main := agentpkg.CodexHooksFor(d.root); main != "" {
+		var wt Finding
+		ours, wt = d.worktreeHooks(a, ours, file, main)
+		out = append(out, wt)
+		if wt.Severity == Error {
+			return out
+		}
+	}
 	if a.listing != nil {
 		res := a.listing.wait()
 		if res.err == nil {
-			return d.trustFromListing(ours, res, fix)
+			return append(out, d.trustFromListing(ours, res, fix)...)
 		}
-		return d.trustComputed(a, ours, fmt.Sprintf("computed by nowhook: codex app-server failed: %v", res.err), fix)
+		return append(out, d.trustComputed(a, ours, fmt.Sprintf("computed by nowhook: codex app-server failed: %v", res.err), fix)...)
 	}
-	return d.trustComputed(a, ours, "computed by nowhook from the user config; "+a.listingSkipped, fix)
+	return append(out, d.trustComputed(a, ours, "computed by nowhook from the user config; "+a.listingSkipped, fix)...)
+}
+
+// wrappedOurs lists our handlers in files (the compact hook's and the
+// checkpoint's) that Codex can key: wrapped in a matcher group.
+func wrappedOurs(a *agent, files []*hookFile) []handler {
+	var ours []handler
+	for _, s := range append(append([]*ourSpec(nil), a.specs...), a.checkpoint...) {
+		runs := generate.RunsScript(s.script)
+		for _, f := range files {
+			for _, h := range f.handlers {
+				if h.event == s.schema.Event && runs(h.command) && h.wrapped && h.index >= 0 {
+					ours = append(ours, h)
+				}
+			}
+		}
+	}
+	return ours
+}
+
+// worktreeHooks takes, in a linked worktree of main, our handlers from
+// main's hooks.json (file) in place of the worktree's own, which Codex
+// does not load; the user-level ones stay. The finding says so, and is an
+// error when main's file has no hook of ours: Codex then runs none in the
+// worktree's sessions.
+func (d *doctor) worktreeHooks(a *agent, ours []handler, file, main string) ([]handler, Finding) {
+	var kept []handler
+	for _, h := range ours {
+		if h.file.user {
+			kept = append(kept, h)
+		}
+	}
+	var fromMain []handler
+	if mf := readHookFile(file, d.show(file), false, a.p); mf != nil {
+		fromMain = wrappedOurs(a, []*hookFile{mf})
+	}
+	shown := d.show(file)
+	if len(fromMain) == 0 {
+		return nil, Finding{Severity: Error, Path: shown,
+			Message: fmt.Sprintf("this is a git worktree of %s, and Codex loads a worktree's project hooks from the main checkout's %s, not from .codex/hooks.json here; that file has no hook of nowhook's, so Codex runs none in sessions started in this worktree", main, shown),
+			Fix:     "bring .codex/ into the main checkout (commit it here and merge it there), or set it up there: nowhook setup --yes --agents " + a.p.Name + " --dir " + shellQuote(main)}
+	}
+	return append(fromMain, kept...), Finding{Path: shown,
+		Message: fmt.Sprintf("this is a git worktree of %s: Codex loads its project hooks from the main checkout's %s, which has nowhook's hook, and takes its project trust from there too; the trust below is that of the main checkout's entries", main, shown)}
 }
 
 func (d *doctor) listCodex(ctx context.Context, bin string) codexListing {
@@ -283,11 +330,29 @@ func (d *doctor) trustComputed(a *agent, ours []handler, source, fix string) []F
 		}
 	}
 	if needsProject {
-		level, _ := table(user.doc, "projects", root)["trust_level"].(string)
+		// In a linked worktree Codex reads the worktree's own entry
+		// first, then the main checkout's (measured, 0.171.0).
+		roots := []string{root}
+		if _, main := agentpkg.CodexHooksFor(d.root); main != "" {
+			roots = append(roots, main)
+		}
+		level, at := "", roots[len(roots)-1]
+		for _, r := range roots {
+			if l, ok := table(user.doc, "projects", r)["trust_level"].(string); ok {
+				level, at = l, r
+				break
+			}
+		}
 		if level != "trusted" {
-			state := "has no [projects." + codexapp.TOMLKey(root) + "] entry"
+			state := "has no [projects." + codexapp.TOMLKey(at) + "] entry"
+			if at != root {
+				state += " (the main checkout of this worktree, whose trust Codex applies to it)"
+			}
 			if level != "" {
 				state = fmt.Sprintf("sets trust_level = %q for it", level)
+				if at != root {
+					state = fmt.Sprintf("sets trust_level = %q for %s, the main checkout of this worktree", level, at)
+				}
 			}
 			out = append(out, Finding{Severity: Warn, Path: user.show,
 				Message: fmt.Sprintf("Codex does not load .codex/ here: %s %s, so Codex skips every project hook without a word (%s)", user.show, state, source),

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
+	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/detect"
 )
 
 // findKbs finds the Kanbus CLI the hook runs: $KBS, else kbs, else kanbus.
@@ -59,8 +61,10 @@ func (d *doctor) runQuery(ctx context.Context, prog, dir string, budget time.Dur
 // looks for .kanbus.yml as the hook runtime and setup do: from the session's
 // directory (the working directory, when it is inside the repository) up
 // to the git root. A monorepo's sub-project below the root is fine, in
-// sessions that start there; kbs init is advised only when there is no
-// project on the way up, since it would make a second one.
+// sessions that start there; a repository whose projects all lie in
+// sub-folders gets a row per project with what a session there needs;
+// kbs init is advised only when there is no project at all, since it
+// would make another one.
 var kanbusConfigCheck = checkFunc{"kanbus.config", func(d *doctor, _ *agent) []Finding {
 	var f Finding
 	if d.kanbus.Config != "" {
@@ -72,14 +76,179 @@ var kanbusConfigCheck = checkFunc{"kanbus.config", func(d *doctor, _ *agent) []F
 		}
 		return []Finding{f}
 	}
+	if len(d.kanbus.Projects) > 0 {
+		return d.projectsBelow()
+	}
 	f.Severity = Error
-	f.Message = "no .kanbus.yml in " + d.from + " or above it up to the git root: the hook prints nothing until this is a Kanbus project"
+	f.Message = "no .kanbus.yml in " + d.from + " or above it up to the git root, nor in the folders below the repository root (" + d.kanbus.Search.String() + "): the hook prints nothing until this is a Kanbus project"
 	if !d.hooksInstalled() {
 		f.Severity = Warn
 	}
-	f.Fix = "kbs init (if your Kanbus project lives in a subfolder, run nowhook doctor there instead: kbs init would make a second project)"
+	f.Fix = "kbs init"
+	if !d.kanbus.Search.Complete {
+		f.Fix = "kbs init (if your Kanbus project lives deeper than the search went, run nowhook doctor in its folder instead: kbs init would make a second project)"
+	}
 	return []Finding{f}
 }}
+
+// projectsBelow reports a repository whose Kanbus projects all lie in
+// sub-folders: no session started at the root finds one, and each project
+// gets a row saying what a session started in it needs.
+func (d *doctor) projectsBelow() []Finding {
+	k := d.kanbus
+	var dirs []string
+	for _, p := range k.Projects {
+		dirs = append(dirs, p.Dir+"/")
+	}
+	out := []Finding{{Severity: Warn,
+		Message: fmt.Sprintf("no .kanbus.yml in %s or above it up to the git root, but %s below the repository root: %s. The hook prints nothing in agent sessions started here, and finds the project in sessions started in %s or below", d.from, plural(len(k.Projects), "Kanbus project"), ProjectList(k.Projects), inThem(k.Projects)),
+		Fix:     "start agent sessions in " + joinOr(dirs)}}
+	var hooked []*agentpkg.Agent
+	for _, a := range d.present() {
+		if a.mode == agentpkg.Reinject {
+			hooked = append(hooked, a.p)
+		}
+	}
+	walk, startDir := splitByStartDir(hooked)
+	for _, p := range k.Projects {
+		abs := filepath.Dir(p.Config)
+		f := Finding{Path: d.show(p.Config)}
+		var missing, there []*agentpkg.Agent
+		for _, a := range startDir {
+			if a.HookIn(abs) {
+				there = append(there, a)
+			} else {
+				missing = append(missing, a)
+			}
+		}
+		var parts []string
+		if len(missing) > 0 {
+			f.Severity = Warn
+			parts = append(parts, fmt.Sprintf("sessions started in %s/ get no reminder from %s, which %s only in the folder %s in, and %s/ has none", p.Dir, titles(missing), readsHook(missing), startsIn(missing), p.Dir))
+			f.Fix = "nowhook setup --yes --dir " + shellQuote(d.pathFromWD(abs)) + " --agents " + names(missing)
+		}
+		if len(there) > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s nowhook's hook in %s/", titles(there), has(there), p.Dir))
+		}
+		if len(walk) > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s the hook set up here from %s/", titles(walk), finds(walk), p.Dir))
+		}
+		if len(parts) == 0 {
+			parts = append(parts, "sessions started in "+p.Dir+"/ or below find this project")
+		} else if len(missing) == 0 {
+			parts[0] = "sessions started in " + p.Dir + "/ get its reminder: " + parts[0]
+		}
+		f.Message = d.show(p.Config) + ": " + strings.Join(parts, "; ")
+		out = append(out, f)
+	}
+	return out
+}
+
+// ProjectList names Kanbus projects for a sentence: "a/ (a/.kanbus.yml)
+// and b/ (b/.kanbus.yml)".
+func ProjectList(projects []detect.KanbusProject) string {
+	var items []string
+	for _, p := range projects {
+		items = append(items, p.Dir+"/ ("+p.Dir+"/.kanbus.yml)")
+	}
+	return joinFiles(items)
+}
+
+// ProjectsBelowNote is setup's note for a repository whose Kanbus
+// projects all lie below its root: where sessions find one, and for each
+// agent given (those set up with a hook) what a session started in a
+// project needs. dirArg names a project folder as --dir takes it, typed
+// where the user is.
+func ProjectsBelowNote(k detect.Kanbus, agents []*agentpkg.Agent, dirArg func(abs string) string) string {
+	count := "one"
+	if len(k.Projects) > 1 {
+		count = fmt.Sprint(len(k.Projects))
+	}
+	s := fmt.Sprintf("there is no Kanbus project at the repository root, but %s below it: %s. The hook prints nothing in agent sessions started at the root, and finds the project in sessions started in %s or below.", count, ProjectList(k.Projects), inThem(k.Projects))
+	walk, startDir := splitByStartDir(agents)
+	if len(walk) > 0 {
+		from := "from them"
+		if len(k.Projects) == 1 {
+			from = "from " + k.Projects[0].Dir + "/"
+		}
+		s += fmt.Sprintf(" %s %s the hook set up here %s.", titles(walk), finds(walk), from)
+	}
+	if len(startDir) > 0 {
+		var cmds []string
+		for i, p := range k.Projects {
+			cmd := "nowhook setup --yes --dir " + shellQuote(dirArg(filepath.Dir(p.Config))) + " --agents " + names(startDir)
+			if i == 0 {
+				cmds = append(cmds, "for sessions started in "+p.Dir+"/, run "+cmd)
+			} else {
+				cmds = append(cmds, "in "+p.Dir+"/, "+cmd)
+			}
+		}
+		s += fmt.Sprintf(" %s %s only in the folder %s in: %s.", titles(startDir), readsHook(startDir), startsIn(startDir), strings.Join(cmds, "; "))
+	}
+	return s
+}
+
+// inThem names where sessions find a project: "svc/", or "one of those
+// folders".
+func inThem(projects []detect.KanbusProject) string {
+	if len(projects) == 1 {
+		return projects[0].Dir + "/"
+	}
+	return "one of those folders"
+}
+
+// splitByStartDir parts agents into those that find the hook set up at
+// the root from any sub-folder and those that read it only in the folder
+// a session starts in.
+func splitByStartDir(agents []*agentpkg.Agent) (walk, startDir []*agentpkg.Agent) {
+	for _, a := range agents {
+		if a.StartDirOnly {
+			startDir = append(startDir, a)
+		} else {
+			walk = append(walk, a)
+		}
+	}
+	return walk, startDir
+}
+
+func titles(agents []*agentpkg.Agent) string {
+	var t []string
+	for _, a := range agents {
+		t = append(t, a.Title)
+	}
+	return joinFiles(t)
+}
+
+func names(agents []*agentpkg.Agent) string {
+	var n []string
+	for _, a := range agents {
+		n = append(n, a.Name)
+	}
+	return strings.Join(n, ",")
+}
+
+// The verbs of a sentence whose subject is one agent or several.
+func readsHook(agents []*agentpkg.Agent) string {
+	return verb(agents, "reads its hook", "read their hook")
+}
+func startsIn(agents []*agentpkg.Agent) string { return verb(agents, "it starts", "they start") }
+func finds(agents []*agentpkg.Agent) string    { return verb(agents, "finds", "find") }
+func has(agents []*agentpkg.Agent) string      { return verb(agents, "has", "have") }
+
+func verb(agents []*agentpkg.Agent, one, several string) string {
+	if len(agents) == 1 {
+		return one
+	}
+	return several
+}
+
+// joinOr joins words for a sentence: "A", "A or B", "A, B or C".
+func joinOr(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
 
 // pathFromWD names dir for a command typed in the working directory:
 // relative to it when doctor runs inside the repository, else absolute.
