@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -157,44 +156,6 @@ func TestReadsOpencode(t *testing.T) {
 			checkReadsCell(t, "opencode", sh, where, newReadsRun(t, run.rec, "summary"), 1)
 			if n := s.kbsCalls(t); n != 1 {
 				t.Errorf("kbs ran %d times, want 1 (once for the one compaction)", n)
-			}
-		})
-	}
-}
-
-// TestReadsQwenUserScope: `nowhook setup --yes --agents qwen` at the root
-// and `nowhook setup --yes --scope user --agents qwen` (the hook in the
-// throwaway HOME's ~/.qwen/settings.json). Started in sub/deeper, where
-// the project's hook never runs, the user-scope hook re-injects: one
-// reminder in the first request after /compress. Started at the root,
-// where both hooks run, the user-scope one steps aside: still one.
-func TestReadsQwenUserScope(t *testing.T) {
-	bin := findClient(t, "QWEN_BIN", "qwen")
-	sh := shapeAgentsOnly
-	for _, where := range []string{startSub, startRoot} {
-		where := where
-		t.Run(matrixName(sh, where), func(t *testing.T) {
-			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-			defer cancel()
-			s := newSandbox(t, kbsFixture)
-			qwenKbs(t, s, kbsFixture, "")
-			s.applyShape(t, sh)
-			qwenHome(t, s)
-			setupQwen(t, ctx, s, s.repo)
-			res := runCmd(t, ctx, s.env(nil), s.repo, "", filepath.Join(s.bin, "nowhook"), "setup", "--yes", "--scope", "user", "--agents", "qwen")
-			if res.err != nil {
-				t.Fatalf("nowhook setup --scope user: %v\n%s%s", res.err, res.stdout, res.stderr)
-			}
-			t.Logf("nowhook setup --yes --scope user --agents qwen:\n%s", strings.TrimSpace(res.stdout+res.stderr))
-			s.commitAll(t, "nowhook setup")
-			m := newQwenMock(t, false, "")
-			runQwenSession(t, ctx, bin, qwenEnv(s, m), s.startIn(t, where), []string{"hello", "/compress", "What was I working on?"}, nil)
-			reqs := m.recorded()
-			checkQwenRequests(t, reqs)
-			checkReadsCell(t, "qwen", sh, where+" (+user scope)", newReadsRun(t, reqs, "summary"), 1)
-			if first, raw := s.kbsRuns(t); first != 1 || raw != 0 {
-				t.Errorf("kbs ran %d times (+%d --raw retries), want once", first, raw)
 			}
 		})
 	}
