@@ -13,8 +13,11 @@ import (
 )
 
 // Version is the current template version. v2: the kbs-now block says
-// how to checkpoint by hand; the checkpoint and summary-hint scripts.
-const Version = 2
+// how to checkpoint by hand; the checkpoint and summary-hint scripts. v3:
+// a CLAUDE.md that holds nothing but nowhook's blocks (created now, or by
+// v1 and v2, which hid AGENTS.md from Claude Code that way) starts with
+// @AGENTS.md, and the kbs-now block goes into a file each agent reads.
+const Version = 3
 
 // Wrapper is the wrapper script that the agents' hooks run. Line 1 is
 // "#!/bin/sh"; the generator inserts the signature line after it.

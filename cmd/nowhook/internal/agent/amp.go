@@ -7,14 +7,15 @@ package agent
 
 const ampReason = "Amp has no compaction event: its plugins see session.start, tool.call, tool.result, agent.start and agent.end, none of them about compaction"
 
-// ampReads, from Amp's manual (no client measured): AGENTS.md, and
-// CLAUDE.md only where there is no AGENTS.md.
+// ampReads, as third-party summaries of Amp's manual report it (no
+// client measured): AGENTS.md, and CLAUDE.md only where there is no
+// AGENTS.md.
 var ampReads = Reads{
-	Client: "Amp (vendor docs)",
+	Client: "Amp (reported)",
 	Where:  "the session's folder and each folder above it",
 	Files: []Instruction{
-		{File: "AGENTS.md", Known: "vendor docs"},
-		{File: "CLAUDE.md", HiddenBy: []string{"AGENTS.md"}, Known: "vendor docs: read only where there is no AGENTS.md",
+		{File: "AGENTS.md", Known: "reported"},
+		{File: "CLAUDE.md", HiddenBy: []string{"AGENTS.md"}, Known: "reported: read only where there is no AGENTS.md",
 			Keep: "link CLAUDE.md and AGENTS.md (ln -s CLAUDE.md AGENTS.md) or move its text into AGENTS.md"},
 	},
 }

@@ -20,7 +20,7 @@ var antigravity = &Agent{
 	Reinject: "no: " + antigravityReason,
 	Markers:  []string{".agents/rules", ".agents/workflows", ".agents/hooks.json", ".agent", "GEMINI.md"},
 	Reads: Reads{
-		Client: "Antigravity (vendor docs)",
+		Client: "Antigravity (vendor docs; not run)",
 		Where:  "the workspace root",
 		Files: []Instruction{
 			{File: "AGENTS.md", Known: "vendor docs"},

@@ -41,12 +41,18 @@ var (
 	// claudeImport keeps AGENTS.md in view: a CLAUDE.md that holds nothing
 	// but nowhook's blocks (created now, or by nowhook v1 and v2, which hid
 	// AGENTS.md that way) starts with @AGENTS.md.
-	claudeImport = &Import{File: ClaudeContextFile, Target: OnDemandBlock.File, Ours: []*Block{claudeCompact, claudeTeach.Block}}
+	claudeImport = &Import{File: ClaudeContextFile, Target: OnDemandBlock.File, Ours: []*Block{claudeCompact, claudeTeach.Block},
+		Caveat: "Claude Code started in a sub-folder " + claudeImportCaveat}
 	// claudeTeach is the kbs-now block in a CLAUDE.md that neither imports
 	// AGENTS.md nor is AGENTS.md through a link: Claude Code never sees
 	// AGENTS.md's block there.
 	claudeTeach = &Unless{Block: &Block{File: ClaudeContextFile, Block: onDemand}, Reads: &claudeReads, Loaded: OnDemandBlock.File}
 )
+
+// claudeImportCaveat: measured on 2.1.332, an @AGENTS.md in the root's
+// CLAUDE.md is an import from outside the folder a sub-folder session
+// starts in, which Claude Code takes only once approved.
+const claudeImportCaveat = "takes it only once the import is approved (an interactive session asks; claude -p skips it without a word)"
 
 // ClaudeContextFile is the instruction file Claude Code loads.
 const ClaudeContextFile = "CLAUDE.md"
@@ -60,7 +66,7 @@ var claudeReads = Reads{
 		{File: ClaudeContextFile, Known: "measured: its text is in the first request"},
 		{File: "AGENTS.md", HiddenBy: []string{ClaudeContextFile}, ImportedBy: ClaudeContextFile,
 			Known:  "measured: in the first request where there is no CLAUDE.md, absent beside a CLAUDE.md without an import, and in it again with @AGENTS.md as CLAUDE.md's first line",
-			Caveat: "a session started in a sub-folder takes it only once the import is approved (claude -p skips it without a word)"},
+			Caveat: "a session started in a sub-folder " + claudeImportCaveat},
 	},
 }
 

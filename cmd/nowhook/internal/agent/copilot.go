@@ -14,7 +14,7 @@ const copilotReason = "GitHub Copilot CLI has no event after compaction: its pre
 
 // copilotReads, from GitHub's docs for Copilot CLI (no client measured).
 var copilotReads = Reads{
-	Client: "GitHub Copilot CLI (vendor docs)",
+	Client: "GitHub Copilot CLI (vendor docs; not run)",
 	Where:  "the repository root, the session's folder and the folders between them",
 	Files: []Instruction{
 		{File: ".github/copilot-instructions.md", Known: "vendor docs"},

@@ -55,7 +55,7 @@ var cursor = &Agent{
 	Globs:    []Glob{{Pattern: ".cursor/rules/*.md*", Evidence: ".cursor/rules/ has rules"}},
 	Binaries: []string{"cursor-agent"},
 	Reads: Reads{
-		Client: "Cursor (vendor docs)",
+		Client: "Cursor (vendor docs; not run)",
 		Where:  "the repository root and nested folders",
 		Files:  []Instruction{{File: "AGENTS.md", Known: "vendor docs"}},
 	},

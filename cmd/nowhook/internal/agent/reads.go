@@ -43,8 +43,8 @@ type Reads struct {
 // Instruction is one instruction file an agent loads.
 type Instruction struct {
 	File string
-	// Known says how the fact is known: "measured", "vendor docs" or
-	// "source", with what was seen.
+	// Known says how the fact is known ("measured", "vendor docs",
+	// "source" or "reported"), with what was seen.
 	Known string
 	// HiddenBy are files whose presence makes the agent skip this one
 	// (unless they are the same file through a link).
@@ -196,12 +196,18 @@ type Import struct {
 	File, Target string
 	// Ours are the blocks nowhook writes into File.
 	Ours []*Block
+	// Caveat is what limits the import, said when setup adds it.
+	Caveat string
 }
 
 func (i *Import) Path() string { return i.File }
 
 func (i *Import) Apply(cur []byte, _ Options) (Edit, error) {
-	return Edit{Next: generate.AddImport(cur, i.Target)}, nil
+	e := Edit{Next: generate.AddImport(cur, i.Target)}
+	if !generate.StartsWithImport(cur, i.Target) && i.Caveat != "" {
+		e.Note = fmt.Sprintf("%s:1 imports %s (@%s), so that it is read beside %s; %s.", i.File, i.Target, i.Target, i.File, i.Caveat)
+	}
+	return e, nil
 }
 
 // Remove takes the line away with the file, when nothing else is left in

@@ -16,6 +16,7 @@ import (
 
 func init() {
 	register(geminiMigratedCheck, geminiContextCheck)
+	loadsBySetting["gemini"] = func(_ *doctor, a *agent) ([]string, string) { return geminiContextFiles(a) }
 }
 
 // geminiTriggers are, for the events that have one, the values Gemini CLI

@@ -20,9 +20,26 @@ var reachCheck = checkFunc{"reach", func(d *doctor, a *agent) []Finding {
 	files := agentpkg.DirFiles(d.root)
 	r := &a.p.Reads
 	loads := a.p.Loads(files)
-	fix := d.setupFix(a.p.Name + "=" + string(a.mode))
 	facts := fmt.Sprintf("%s reads %s (%s)", a.p.Title, r.Describe(), r.Client)
-	if teaches := a.p.Teaches(files); len(teaches) > 0 {
+	hidden := hiddenFiles(a.p, files)
+	if bySetting, ok := loadsBySetting[a.p.Name]; ok {
+		names, source := bySetting(d, a)
+		facts = fmt.Sprintf("%s reads %s (%s)", a.p.Title, joinFiles(names), source)
+		loads, hidden = nil, ""
+		for _, n := range names {
+			if _, ok := files.Read(n); ok {
+				loads = append(loads, n)
+			}
+		}
+	}
+	fix := d.setupFix(a.p.Name + "=" + string(a.mode))
+	var teaches []string
+	for _, f := range loads {
+		if b, _ := files.Read(f); agentpkg.OnDemandBlock.Present(b) {
+			teaches = append(teaches, f)
+		}
+	}
+	if len(teaches) > 0 {
 		var where []string
 		for _, f := range teaches {
 			s := f
@@ -35,7 +52,7 @@ var reachCheck = checkFunc{"reach", func(d *doctor, a *agent) []Finding {
 			where = append(where, s)
 		}
 		msg := fmt.Sprintf("%s loads %s; the kbs-now block that teaches `kbs now` is in %s", a.p.Title, joinFiles(loads), joinFiles(where))
-		if hidden := hiddenFiles(a.p, files); hidden != "" {
+		if hidden != "" {
 			msg += "; " + hidden
 		}
 		return []Finding{{Path: teaches[0], Message: msg}}
@@ -52,13 +69,18 @@ var reachCheck = checkFunc{"reach", func(d *doctor, a *agent) []Finding {
 	}
 	if len(holders) > 0 {
 		msg := fmt.Sprintf("the kbs-now block is in %s, which %s never loads, so it never learns to run `kbs now`: it loads %s", joinFiles(holders), a.p.Title, loaded)
-		if hidden := hiddenFiles(a.p, files); hidden != "" {
+		if hidden != "" {
 			msg += "; " + hidden
 		}
 		return []Finding{{Severity: Error, Path: holders[0], Message: msg + " (" + facts + ")", Fix: fix}}
 	}
 	return []Finding{{Severity: Warn, Message: fmt.Sprintf("no file %s loads has the kbs-now block, so it never learns to run `kbs now`: it loads %s (%s)", a.p.Title, loaded, facts), Fix: fix}}
 }}
+
+// loadsBySetting are, for an agent whose settings name the files it reads
+// (Gemini CLI's context.fileName), the files it loads as its settings say
+// and where that list comes from; its doctor file registers it.
+var loadsBySetting = map[string]func(d *doctor, a *agent) ([]string, string){}
 
 // hiddenFiles says which instruction files the agent skips and what hides
 // each, or "".
