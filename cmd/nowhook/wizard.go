@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 )
 
@@ -122,19 +124,32 @@ func runWizard(o *setupOptions, root string, found []agent.Found, defaults []age
 // says no.
 func review(ask asker, p *plan, verb string, io stdio) error {
 	var lines []string
+	// A user-scope plan (--scope user) has the file-system root for its
+	// root: its files are shown whole, the home directory as ~.
+	user := p.root == string(filepath.Separator)
+	show := func(rel, abs string) string {
+		if user {
+			return osutil.TildeHome(abs)
+		}
+		return rel
+	}
 	for _, c := range p.changes {
 		if c.changed() {
-			lines = append(lines, fmt.Sprintf("  %-9s %s", c.status(), p.shown(c)))
+			lines = append(lines, fmt.Sprintf("  %-9s %s", c.status(), show(p.shown(c), c.target)))
 		}
 	}
 	for _, d := range p.rmdirs {
-		lines = append(lines, fmt.Sprintf("  %-9s %s/", "deleted", p.shownDir(d)))
+		lines = append(lines, fmt.Sprintf("  %-9s %s/", "deleted", show(p.shownDir(d), d)))
 	}
 	if len(lines) == 0 {
 		return nil
 	}
 	sort.Strings(lines)
-	fmt.Fprintf(io.out, "nowhook %s will change these files in %s:\n%s\n", verb, p.root, strings.Join(lines, "\n"))
+	where := "in " + p.root
+	if user {
+		where = "outside any repository (your own agent settings)"
+	}
+	fmt.Fprintf(io.out, "nowhook %s will change these files %s:\n%s\n", verb, where, strings.Join(lines, "\n"))
 	for {
 		i, err := ask.pick("Write these changes?", "", []string{"Yes, write them", "Show the diff first", "No, write nothing"}, 0)
 		if err != nil {
