@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -169,4 +170,47 @@ func TestReadsOpencode(t *testing.T) {
 func hidesSomething(sh repoShape) bool {
 	_, agents := sh.files["AGENTS.md"]
 	return len(sh.files) > 1 || !agents
+}
+
+// opencodeKeepNote is the note setup prints where the AGENTS.md it
+// creates for another agent hides a CLAUDE.md from OpenCode, and the line
+// it tells the user to add to opencode.json.
+const (
+	opencodeKeepNote = "OpenCode no longer reads CLAUDE.md"
+	opencodeKeepLine = `"instructions": ["CLAUDE.md"]`
+)
+
+// TestReadsOpencodeBesideCodex: in a repository whose only instruction
+// file is CLAUDE.md, setup for Codex CLI and OpenCode must create AGENTS.md
+// (Codex reads nothing else), which hides CLAUDE.md from OpenCode; setup
+// says so and names the opencode.json line that keeps it in view. With
+// that line added as the note says, OpenCode's first request has the
+// team's CLAUDE.md rule and the kbs-now block again, and the reminder
+// comes once after the compaction.
+func TestReadsOpencodeBesideCodex(t *testing.T) {
+	bin := findClient(t, "OPENCODE_BIN", "opencode")
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	sh := shapeClaudeOnly
+	s := newSandbox(t, kbsFixture)
+	s.applyShape(t, sh)
+	res := runCmd(t, ctx, s.env(nil), s.repo, "", filepath.Join(s.bin, "nowhook"), "setup", "--yes", "--agents", "codex,opencode")
+	if res.err != nil {
+		t.Fatalf("nowhook setup: %v\n%s%s", res.err, res.stdout, res.stderr)
+	}
+	out := res.stdout + res.stderr
+	t.Logf("nowhook setup --yes --agents codex,opencode:\n%s", strings.TrimSpace(out))
+	if !strings.Contains(out, opencodeKeepNote) || !strings.Contains(out, opencodeKeepLine) {
+		t.Fatalf("setup does not say that OpenCode stops reading CLAUDE.md, or not how to keep it (want %q and %q)", opencodeKeepNote, opencodeKeepLine)
+	}
+	writeFile(t, filepath.Join(s.repo, "opencode.json"), "{\n  "+opencodeKeepLine+"\n}\n", 0o644)
+	m := opencodeMock(t, false)
+	opencodeConfig(t, s, m)
+	env := opencodeEnv(s)
+	clientVersion(t, ctx, env, bin)
+	run := opencodeSessionIn(t, ctx, s, m, bin, env, s.repo, true)
+	checkReadsCell(t, "opencode", sh, startRoot+" (codex too, opencode.json instructions)", newReadsRun(t, run.rec, "summary"), 1)
+	if n := s.kbsCalls(t); n != 1 {
+		t.Errorf("kbs ran %d times, want 1 (once for the one compaction)", n)
+	}
 }
