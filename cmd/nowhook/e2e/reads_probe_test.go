@@ -93,3 +93,32 @@ func probeFirst(t *testing.T, client string, s *sandbox, dir string) []byte {
 	t.Fatal("no turn request")
 	return nil
 }
+
+// TestReadsProbeQwenWorktreeTrust measures, by hand, a Qwen Code session
+// in a worktree whose folder is not trusted while the main checkout is,
+// and what doctor says there.
+// NOWHOOK_E2E_PROBE=qwen-worktree go test ./cmd/nowhook/e2e/ -run TestReadsProbeQwenWorktreeTrust -v
+func TestReadsProbeQwenWorktreeTrust(t *testing.T) {
+	if os.Getenv("NOWHOOK_E2E_PROBE") != "qwen-worktree" {
+		t.Skip("probe: set NOWHOOK_E2E_PROBE=qwen-worktree")
+	}
+	bin := findClient(t, "QWEN_BIN", "qwen")
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	s := newSandbox(t, kbsFixture)
+	qwenKbs(t, s, kbsFixture, "")
+	s.applyShape(t, shapeAgentsOnly)
+	qwenHome(t, s)
+	setupQwen(t, ctx, s, s.repo)
+	s.commitAll(t, "nowhook setup")
+	wt := s.startIn(t, startWorktree)
+	m := newQwenMock(t, false, "")
+	runQwenSession(t, ctx, bin, qwenEnv(s, m), wt, []string{"hello", "/compress", "What was I working on?"}, nil)
+	reqs := m.recorded()
+	idx := qwenSummaryIndex(t, reqs)
+	first, raw := s.kbsRuns(t)
+	t.Logf("PROBE qwen worktree untrusted (main checkout trusted): reminders after /compress %d, kbs runs %d+%d, AGENTS.md rule in first request %v, kbs-now block %v",
+		countIn(t, reqs[idx+1].Body, expectedReminder(t)), first, raw, bodyContains(t, firstTurnBody(t, reqs), agentsRule), bodyContains(t, firstTurnBody(t, reqs), kbsNowLine))
+	res := runCmd(t, ctx, s.env(nil), wt, "", filepath.Join(s.bin, "nowhook"), "doctor")
+	t.Logf("PROBE doctor in the worktree:\n%s%s", res.stdout, res.stderr)
+}
