@@ -80,7 +80,7 @@ func decideReads(p *plan, rec *record, targets []target, others []*agent.Agent, 
 		if err == nil && len(losses(scratch2, using)) < len(lost) && stillTaught(targets, scratch, scratch2) {
 			for _, l := range lost {
 				if spare[l.by] {
-					p.note("did not create %s: %s reads %s only where there is no %s, and would have stopped reading it; the agents set up learn `kbs now` from files they read (nowhook doctor's reach rows name them).", l.by, l.agent.Title, l.file, l.by)
+					p.note("%s is not created: %s reads %s only where there is no %s, and would stop reading it; the agents set up learn `kbs now` from files they read (nowhook doctor's reach rows name them).", l.by, l.agent.Title, l.file, l.by)
 				}
 			}
 			d, lost = d2, losses(scratch2, using)
