@@ -33,7 +33,14 @@ func runCodexExec(t *testing.T, mode kbsMode) codexRun {
 	setupCodex(t, ctx, s, bin, env)
 	checkCodexTrusted(t, ctx, s, bin, env)
 
-	res := runCmd(t, ctx, env, s.repo, "", bin, "exec", "--strict-config", "hello")
+	return codexExecIn(t, ctx, s, m, bin, env, s.repo)
+}
+
+// codexExecIn runs one `codex exec --strict-config` in dir (the repository
+// root, a sub-folder or a worktree) against m, after setup.
+func codexExecIn(t *testing.T, ctx context.Context, s *sandbox, m *responsesMock, bin string, env []string, dir string) codexRun {
+	t.Helper()
+	res := runCmd(t, ctx, env, dir, "", bin, "exec", "--strict-config", "hello")
 	if res.err != nil {
 		t.Fatalf("codex exec: %v\nstdout:\n%s\nstderr:\n%s", res.err, res.stdout, res.stderr)
 	}
@@ -49,7 +56,15 @@ func runCodexExec(t *testing.T, mode kbsMode) codexRun {
 // repo has exactly our compact hook, trusted, with no warnings or errors.
 func checkCodexTrusted(t *testing.T, ctx context.Context, s *sandbox, bin string, env []string) {
 	t.Helper()
-	hl, err := codexapp.List(ctx, codexapp.Options{Codex: bin, Env: env, Dir: s.repo, ClientVersion: "nowhook-e2e"}, s.repo)
+	checkCodexTrustedIn(t, ctx, bin, env, s.repo)
+}
+
+// checkCodexTrustedIn is checkCodexTrusted for a session started in dir
+// (a sub-folder, or a worktree, where Codex reads the main checkout's
+// hooks.json).
+func checkCodexTrustedIn(t *testing.T, ctx context.Context, bin string, env []string, dir string) {
+	t.Helper()
+	hl, err := codexapp.List(ctx, codexapp.Options{Codex: bin, Env: env, Dir: dir, ClientVersion: "nowhook-e2e"}, dir)
 	if err != nil {
 		t.Fatalf("hooks/list: %v", err)
 	}

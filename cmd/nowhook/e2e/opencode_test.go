@@ -352,7 +352,14 @@ func runOpencode(t *testing.T, mode kbsMode, manual bool) opencodeRun {
 	clientVersion(t, ctx, env, bin)
 	setupOpencode(t, ctx, s)
 
-	srv := startOpencode(t, ctx, bin, env, s.repo)
+	return opencodeSessionIn(t, ctx, s, m, bin, env, s.repo, manual)
+}
+
+// opencodeSessionIn starts `opencode serve` in dir (the repository root, a
+// sub-folder or a worktree) and runs the session runOpencode describes.
+func opencodeSessionIn(t *testing.T, ctx context.Context, s *sandbox, m *chatMock, bin string, env []string, dir string, manual bool) opencodeRun {
+	t.Helper()
+	srv := startOpencode(t, ctx, bin, env, dir)
 	sess := srv.newSession(t, ctx)
 	sess.send(t, ctx, "hello")
 	if manual {
