@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"regexp"
 	"strings"
 	"time"
 )
@@ -31,17 +32,48 @@ func CompactGroup(command, script string, budget time.Duration) Hook {
 
 // RunsScript returns a recogniser for commands that run script (a path
 // relative to the repository root), however they spell the way there:
-// "$CLAUDE_PROJECT_DIR"/x, ./x, bash x, or Kanbus's hand-copied x.
+// "$CLAUDE_PROJECT_DIR"/x (or another agent's project variable, braced,
+// with a default), ./x, bash x, Kanbus's hand-copied x, $PWD/x,
+// $(git rev-parse --show-toplevel)/x, or a variable the command sets
+// itself (lower case: Codex's walk-up "$d/x"). A file of that name
+// anywhere else is the user's own: ./scripts/x, ~/bin/x, $HOME/x,
+// ~/.claude/hooks/x, another agent's folder.
 func RunsScript(script string) func(command string) bool {
-	return func(command string) bool {
-		c := strings.TrimSpace(strings.NewReplacer(`"`, "", `'`, "").Replace(command))
-		for _, field := range strings.Fields(c) {
-			field = strings.TrimRight(strings.TrimPrefix(field, "./"), ";&|)")
-			if field == script || strings.HasSuffix(field, "/"+script) {
-				return true
-			}
+	return func(command string) bool { return runs(command, script, rootRE) }
+}
+
+// RunsScriptIn returns a recogniser for commands that run script in one of
+// dirs, each spelled as a command spells it, e.g.
+// "${CLAUDE_CONFIG_DIR:-$HOME/.claude}"; the way there may be quoted or
+// assigned (s="dir/x").
+func RunsScriptIn(dirs []string, script string) func(command string) bool {
+	alts := make([]string, len(dirs))
+	for i, d := range dirs {
+		alts[i] = regexp.QuoteMeta(d) + "/"
+	}
+	re := regexp.MustCompile(`(^|[\s;&|(=])(` + strings.Join(alts, "|") + `)$`)
+	return func(command string) bool { return runs(command, script, re) }
+}
+
+// rootRE matches the text before our script's path in a command that
+// runs it from the repository root: nothing, ./, the root's variable or
+// $(git rev-parse --show-toplevel), after a word's start or an assignment.
+var rootRE = regexp.MustCompile(`(^|[\s;&|(=])(\./|\$\{?([A-Z][A-Z0-9_]*_PROJECT_DIR|PWD|[a-z][a-z0-9_]*)(:-[^}\s]*)?\}?/|\$\(git rev-parse --show-toplevel\)/)?$`)
+
+// runs reports whether command, its quotes dropped, names script where it
+// ends a word and before matches the text in front of it.
+func runs(command, script string, before *regexp.Regexp) bool {
+	c := strings.NewReplacer(`"`, "", `'`, "").Replace(command)
+	for i := 0; ; {
+		j := strings.Index(c[i:], script)
+		if j < 0 {
+			return false
 		}
-		return false
+		start, end := i+j, i+j+len(script)
+		if (end == len(c) || strings.ContainsRune(" \t\n;&|)", rune(c[end]))) && before.MatchString(c[:start]) {
+			return true
+		}
+		i = start + 1
 	}
 }
 

@@ -75,20 +75,74 @@ func TestMergeHookRefusals(t *testing.T) {
 	}
 }
 
+// TestRunsScript: our script's path relative to the repository root is
+// ours however the way to the root is spelled; a file of the same name in
+// any other folder is the user's own, and setup and remove leave it be.
 func TestRunsScript(t *testing.T) {
 	ours := RunsScript(testScript)
 	for _, cmd := range []string{
 		`"$CLAUDE_PROJECT_DIR"/` + testScript,
 		".claude/hooks/kanbus-compaction-right-now.sh",
 		"./.claude/hooks/kanbus-compaction-right-now.sh",
+		"bash .claude/hooks/kanbus-compaction-right-now.sh",
 		"bash \"$CLAUDE_PROJECT_DIR/.claude/hooks/kanbus-compaction-right-now.sh\"",
 		"${CLAUDE_PROJECT_DIR}/.claude/hooks/kanbus-compaction-right-now.sh;",
+		"\"${CLAUDE_PROJECT_DIR:-$PWD}\"/.claude/hooks/kanbus-compaction-right-now.sh",
+		"\"$GEMINI_PROJECT_DIR\"/.claude/hooks/kanbus-compaction-right-now.sh",
+		"$(git rev-parse --show-toplevel)/.claude/hooks/kanbus-compaction-right-now.sh",
+		"cd \"$CLAUDE_PROJECT_DIR\" && .claude/hooks/kanbus-compaction-right-now.sh",
+		"echo start; (.claude/hooks/kanbus-compaction-right-now.sh)",
+		`d=$PWD; while [ "$d" != / ] && [ ! -x "$d/` + testScript + `" ]; do d=${d%/*}; d=${d:-/}; done; [ ! -x "$d/` + testScript + `" ] || exec "$d/` + testScript + `"`,
+		`sh -c 'r=$(git rev-parse --show-toplevel 2>/dev/null || pwd); f="$r/` + testScript + `"; [ -x "$f" ] && exec "$f"; exit 0'`,
 	} {
 		if !ours(cmd) {
 			t.Errorf("%q not recognised as ours", cmd)
 		}
 	}
-	for _, cmd := range []string{"echo hi", ".claude/hooks/other.sh", ".claude/hooks/kanbus-compaction-right-now.sh.bak"} {
+	for _, cmd := range []string{
+		"echo hi",
+		".claude/hooks/other.sh",
+		".claude/hooks/kanbus-compaction-right-now.sh.bak",
+		"kanbus-compaction-right-now.sh",
+		"./kanbus-compaction-right-now.sh",
+		"./scripts/kanbus-compaction-right-now.sh",
+		"bash scripts/kanbus-compaction-right-now.sh",
+		"~/bin/kanbus-compaction-right-now.sh",
+		"$HOME/bin/kanbus-compaction-right-now.sh",
+		".codex/hooks/kanbus-compaction-right-now.sh",
+		"\"$CLAUDE_PROJECT_DIR\"/.codex/hooks/kanbus-compaction-right-now.sh",
+		"\"$CLAUDE_PROJECT_DIR\"/tools/.claude/hooks/kanbus-compaction-right-now.sh",
+		"~/.claude/hooks/kanbus-compaction-right-now.sh",
+		"$HOME/.claude/hooks/kanbus-compaction-right-now.sh",
+		"\"${CLAUDE_CONFIG_DIR:-$HOME/.claude}\"/hooks/kanbus-compaction-right-now.sh",
+		"/opt/kanbus/.claude/hooks/kanbus-compaction-right-now.sh",
+		"vendor/.claude/hooks/kanbus-compaction-right-now.sh",
+		"NOWHOOK_DEFER=.claude/hooks/kanbus-compaction-right-now.sh:.claude/settings.json; exec ~/.claude/hooks/kanbus-compaction-right-now.sh",
+	} {
+		if ours(cmd) {
+			t.Errorf("%q recognised as ours", cmd)
+		}
+	}
+}
+
+// TestRunsScriptIn: a script in a folder outside the repository is ours
+// only in that folder, as the command spells it.
+func TestRunsScriptIn(t *testing.T) {
+	ours := RunsScriptIn([]string{"${CLAUDE_CONFIG_DIR:-$HOME/.claude}"}, "hooks/kanbus-compaction-right-now.sh")
+	for _, cmd := range []string{
+		`s="${CLAUDE_CONFIG_DIR:-$HOME/.claude}/hooks/kanbus-compaction-right-now.sh"; [ ! -x "$s" ] || exec "$s"`,
+		`exec "${CLAUDE_CONFIG_DIR:-$HOME/.claude}"/hooks/kanbus-compaction-right-now.sh`,
+	} {
+		if !ours(cmd) {
+			t.Errorf("%q not recognised as ours", cmd)
+		}
+	}
+	for _, cmd := range []string{
+		"hooks/kanbus-compaction-right-now.sh",
+		"~/bin/hooks/kanbus-compaction-right-now.sh",
+		`s="${CLAUDE_CONFIG_DIR:-$HOME/.config}/hooks/kanbus-compaction-right-now.sh"; exec "$s"`,
+		`"${CLAUDE_CONFIG_DIR:-$HOME/.claude}"/hooks/kanbus-compaction-right-now.sh.orig`,
+	} {
 		if ours(cmd) {
 			t.Errorf("%q recognised as ours", cmd)
 		}

@@ -101,9 +101,13 @@ func (u *UserScope) Command() string {
 }
 
 // Ours recognises the user-scope command, in any spelling that names the
-// defer variable and runs the wrapper.
+// defer variable and runs the wrapper in the user folder as the command
+// names it ("${CLAUDE_CONFIG_DIR:-$HOME/.claude}", or with ~): a script of
+// that name in another folder is the user's own.
 func (u *UserScope) Ours(command string) bool {
-	return strings.Contains(command, DeferVar+"=") && generate.RunsScript(u.Script)(command)
+	home := "$HOME/" + strings.TrimPrefix(u.Default, "~/")
+	dirs := []string{"${" + u.Var + ":-" + home + "}", u.Dir()}
+	return strings.Contains(command, DeferVar+"=") && generate.RunsScriptIn(dirs, u.Script)(command)
 }
 
 // Artifacts are the user-scope install in folder dir, with absolute

@@ -72,3 +72,65 @@ func entryCommand(h generate.Hook) string {
 	}
 	return ""
 }
+
+// TestOursIsExact: each hook entry's recogniser and the user-scope one
+// take their own command for theirs, and never a script of the same file
+// name run from another folder: the user's ./scripts/, ~/bin/, the home
+// directory, another agent's folder or another entry's script. Setup and
+// remove leave such a hook alone.
+func TestOursIsExact(t *testing.T) {
+	var scripts []string
+	for _, a := range All {
+		for _, mh := range a.HookEntries() {
+			scripts = append(scripts, mh.Hook.Script)
+		}
+	}
+	for _, a := range All {
+		for _, mh := range a.HookEntries() {
+			h := mh.Hook.Hook(Options{Budget: DefaultBudget})
+			cmd := entryCommand(h)
+			for _, m := range h.Entry {
+				if c, ok := m.Value.(string); ok && m.Key == "command" {
+					cmd = c // a flat handler (Cursor's hooks.json)
+				}
+			}
+			if !h.Ours(cmd) {
+				t.Errorf("%s: %s's own command is not recognised: %s", a.Name, mh.Hook.Script, cmd)
+			}
+			base := filepath.Base(mh.Hook.Script)
+			others := []string{"./scripts/" + base, "~/bin/" + base, "bash $HOME/bin/" + base, "~/" + mh.Hook.Script, "/opt/tools/" + mh.Hook.Script}
+			for _, s := range scripts {
+				if s != mh.Hook.Script {
+					others = append(others, s, `"$CLAUDE_PROJECT_DIR"/`+s)
+				}
+			}
+			for _, cmd := range others {
+				if h.Ours(cmd) {
+					t.Errorf("%s: %s's recogniser takes the user's %q for ours", a.Name, mh.Hook.Script, cmd)
+				}
+			}
+		}
+		u := a.Scope.User
+		if u == nil {
+			continue
+		}
+		cmd := u.Command()
+		spelled := strings.ReplaceAll(cmd, "$HOME/"+strings.TrimPrefix(u.Default, "~/"), u.Default)
+		if !u.Ours(spelled) {
+			t.Errorf("%s: the user-scope command with %s is not recognised: %s", a.Name, u.Default, spelled)
+		}
+		defer0 := DeferVar + "=" + strings.Join(u.Defer, ":") + "; export " + DeferVar + "; "
+		for _, other := range []string{
+			defer0 + "exec ~/bin/" + filepath.Base(u.Script),
+			defer0 + "exec ~/bin/" + u.Script,
+			defer0 + `exec "$HOME"/` + u.Script,
+			strings.ReplaceAll(cmd, u.Var, "XDG_CONFIG_HOME"),
+			strings.ReplaceAll(cmd, u.Script, "bin/"+filepath.Base(u.Script)),
+			strings.TrimPrefix(cmd, DeferVar+"="),
+		} {
+			if u.Ours(other) {
+				t.Errorf("%s: the user-scope recogniser takes the user's %q for ours", a.Name, other)
+			}
+		}
+	}
+}
