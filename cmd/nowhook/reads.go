@@ -35,18 +35,6 @@ func (f planFiles) Same(a, b string) bool {
 	return err1 == nil && err2 == nil && ta == tb
 }
 
-// blockOf returns the Markdown block an artifact is, also where a
-// condition wraps it.
-func blockOf(art agent.Artifact) (*agent.Block, bool) {
-	switch b := art.(type) {
-	case *agent.Block:
-		return b, true
-	case *agent.Unless:
-		return b.Block, true
-	}
-	return nil, false
-}
-
 // readsDecision is what the agents' reading decides for one reconcile:
 // the conditional artifacts that are needed, and the files setup must not
 // create (spare) because each would hide a file an agent in use reads.

@@ -172,18 +172,23 @@ var claudeBlockingCheck = checkFunc{"precompact-block", func(d *doctor, a *agent
 }}
 
 // claudeMDCheck: the Markdown block the re-inject mode writes besides the
-// on-demand `kbs now` block every agent shares (CLAUDE.md's "Compact
-// Instructions", which steer what the compaction summary keeps) is present
-// and current.
+// on-demand `kbs now` block every agent shares (the "Compact Instructions",
+// which steer what the compaction summary keeps, in CLAUDE.md or, where the
+// repository has none, in .claude/rules/) is present and current, in the
+// file the agent table puts it in for the repository as it is.
 var claudeMDCheck = checkFunc{"md", func(d *doctor, a *agent) []Finding {
 	if a.mode != agentpkg.Reinject {
 		return nil
 	}
 	spec, _ := a.p.Spec(agentpkg.Reinject)
+	disk := agentpkg.DirFiles(d.root)
 	var out []Finding
 	for _, art := range spec.Artifacts {
-		b, ok := art.(*agentpkg.Block)
+		b, ok := agentpkg.BlockOf(art)
 		if !ok || b.Block.Name == agentpkg.OnDemandBlock.Block.Name {
+			continue
+		}
+		if c, ok := art.(agentpkg.Conditional); ok && !c.Needed(disk, disk) {
 			continue
 		}
 		purpose := "the compaction summary is not told to keep the Kanbus issue ids"
