@@ -13,6 +13,8 @@ import (
 type planFiles struct {
 	p      *plan
 	before bool
+	// rec, where set, answers Kept.
+	rec *record
 }
 
 func (f planFiles) Read(rel string) ([]byte, bool) {
@@ -27,6 +29,13 @@ func (f planFiles) Read(rel string) ([]byte, bool) {
 		return nil, false
 	}
 	return c.next, true
+}
+
+// Kept reports whether nowhook's record says the file was there before
+// nowhook first wrote into it: the user's, even when it now holds nothing
+// but nowhook's blocks (an empty CLAUDE.md that setup filled).
+func (f planFiles) Kept(rel string) bool {
+	return f.rec != nil && f.rec.lines["k "+f.rec.key(rel)]
 }
 
 func (f planFiles) Same(a, b string) bool {
@@ -100,7 +109,7 @@ func settle(root string, rec *record, targets []target, others []*agent.Agent, o
 			return d, nil, err
 		}
 		next := map[agent.Artifact]bool{}
-		before, after := planFiles{p: scratch, before: true}, planFiles{p: scratch}
+		before, after := planFiles{p: scratch, before: true, rec: rec}, planFiles{p: scratch, rec: rec}
 		for _, t := range targets {
 			for _, art := range t.agent.Owned() {
 				if c, ok := art.(agent.Conditional); ok && t.wants(art) && c.Needed(before, after) {

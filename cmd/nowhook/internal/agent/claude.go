@@ -60,10 +60,19 @@ const ClaudeRulesFile = ".claude/rules/kanbus-compact-instructions.md"
 
 // userClaudeMD reports whether the repository had a CLAUDE.md of its own
 // before the plan: one that holds more than nowhook's blocks (an empty one
-// too: the user made it, and it already hides AGENTS.md).
+// too: the user made it, and it already hides AGENTS.md), or one that
+// nowhook's record says was there before nowhook first wrote into it (the
+// user's empty CLAUDE.md, once setup filled it, holds nothing but
+// nowhook's blocks and stays the user's).
 func userClaudeMD(before, _ Files) bool {
 	b, ok := before.Read(ClaudeContextFile)
-	return ok && (len(b) == 0 || !onlyBlocks(ClaudeContextFile, b, &Block{Block: claudeCompactBlock}, &Block{Block: onDemand}))
+	if !ok {
+		return false
+	}
+	if k, ok := before.(Kept); ok && k.Kept(ClaudeContextFile) {
+		return true
+	}
+	return len(b) == 0 || !onlyBlocks(ClaudeContextFile, b, &Block{Block: claudeCompactBlock}, &Block{Block: onDemand})
 }
 
 func noUserClaudeMD(before, after Files) bool { return !userClaudeMD(before, after) }

@@ -28,6 +28,13 @@ type Files interface {
 	Same(a, b string) bool
 }
 
+// Kept is what a Files may know besides: whether nowhook's record says
+// the file at path was there before nowhook first wrote into it, so that
+// it is the user's whatever it now holds.
+type Kept interface {
+	Kept(path string) bool
+}
+
 // Reads is what an agent loads as instructions.
 type Reads struct {
 	// Client is the client and version the facts were known on.

@@ -182,17 +182,36 @@ var claudeMDCheck = checkFunc{"md", func(d *doctor, a *agent) []Finding {
 	}
 	spec, _ := a.p.Spec(agentpkg.Reinject)
 	disk := agentpkg.DirFiles(d.root)
-	var out []Finding
+	var needed, elsewhere []*agentpkg.Block
 	for _, art := range spec.Artifacts {
 		b, ok := agentpkg.BlockOf(art)
 		if !ok || b.Block.Name == agentpkg.OnDemandBlock.Block.Name {
 			continue
 		}
 		if c, ok := art.(agentpkg.Conditional); ok && !c.Needed(disk, disk) {
+			elsewhere = append(elsewhere, b)
 			continue
 		}
+		needed = append(needed, b)
+	}
+	var out []Finding
+	for _, b := range needed {
+		m := readMD(d.root, b.File)
+		// The files on disk cannot tell a CLAUDE.md of the user's that setup
+		// filled (it then holds nothing but nowhook's blocks) from one that
+		// nowhook created; setup knows from its record and keeps the block
+		// there. Where the block is in the other file and not in this one,
+		// that file is judged.
+		if m.block(b.Block.Name) == nil {
+			for _, o := range elsewhere {
+				if om := readMD(d.root, o.File); o.Block.Name == b.Block.Name && om.block(o.Block.Name) != nil {
+					m = om
+					break
+				}
+			}
+		}
 		purpose := "the compaction summary is not told to keep the Kanbus issue ids"
-		out = append(out, d.blockFinding(readMD(d.root, b.File), b.Block.Name, purpose, d.setupFix(a.p.Name)))
+		out = append(out, d.blockFinding(m, b.Block.Name, purpose, d.setupFix(a.p.Name)))
 	}
 	return out
 }}
