@@ -46,8 +46,8 @@ var (
 	// so, and hid AGENTS.md) is nowhook's: its block moves to .claude/rules/
 	// and the file goes.
 	claudeCompactBlock = generate.Block{Name: "compact-instructions", Version: templates.Version, Body: templates.CompactInstructions, Heading: "Compact Instructions"}
-	claudeCompact      = &OnlyIf{Block: &Block{File: ClaudeContextFile, Block: claudeCompactBlock}, When: userClaudeMD, Where: "where it exists"}
-	claudeRules        = &OnlyIf{Block: &Block{File: ClaudeRulesFile, Block: claudeCompactBlock}, When: noUserClaudeMD, Where: "where there is no `CLAUDE.md`"}
+	claudeCompact      = &OnlyIf{Block: &Block{File: ClaudeContextFile, Block: claudeCompactBlock}, When: userClaudeMD, Where: "the Compact Instructions, where the repository has a `CLAUDE.md` of its own"}
+	claudeRules        = &OnlyIf{Block: &Block{File: ClaudeRulesFile, Block: claudeCompactBlock}, When: noUserClaudeMD, Where: "the Compact Instructions, where it has none; no `CLAUDE.md` is created"}
 	// claudeTeach is the kbs-now block in a CLAUDE.md that neither imports
 	// AGENTS.md nor is AGENTS.md through a link: Claude Code never sees
 	// AGENTS.md's block there.
@@ -92,7 +92,7 @@ var claudeReads = Reads{
 	Where:  "the session's folder and each folder above it",
 	Files: []Instruction{
 		{File: ClaudeContextFile, Known: "measured: its text is in the first request"},
-		{File: "AGENTS.md", HiddenBy: []string{ClaudeContextFile}, ImportedBy: ClaudeContextFile,
+		{File: "AGENTS.md", HiddenBy: []string{ClaudeContextFile}, ImportedBy: ClaudeContextFile, ImportAtRootOnly: true,
 			Known:  "measured: in the first request where there is no CLAUDE.md, absent beside a CLAUDE.md without an import, and in it again with @AGENTS.md as CLAUDE.md's first line",
 			Caveat: "a session started in a sub-folder " + claudeImportCaveat},
 	},

@@ -58,6 +58,12 @@ type Instruction struct {
 	// ImportedBy is a file whose `@File` line loads this one even where
 	// it is hidden (Claude Code's import).
 	ImportedBy string
+	// ImportAtRootOnly: the import loads the file only in a session
+	// started in ImportedBy's own folder; from a sub-folder it is an
+	// import from outside the start folder, which the agent does not take
+	// unasked (Claude Code: claude -p drops it, an interactive session
+	// asks, offering No first). LoadsFrom leaves it out there.
+	ImportAtRootOnly bool
 	// Setting names the setting without which the agent does not load the
 	// file at all (Gemini CLI's context.fileName); Loads leaves it out.
 	Setting string
@@ -75,9 +81,31 @@ type Instruction struct {
 // setup, doctor and the tests ask.
 func (a *Agent) Loads(f Files) []string { return a.Reads.Loads(f) }
 
+// LoadsFrom is Loads for a session started at the root (sub false) or in
+// a sub-folder of it (sub true), where the files at the root are still
+// found (every agent here looks in the folders above the start) but an
+// import the agent takes only at the root is not.
+func (a *Agent) LoadsFrom(f Files, sub bool) []string { return a.Reads.LoadsFrom(f, sub) }
+
+// TeachesFrom is Teaches for a session started at the root or in a
+// sub-folder (see LoadsFrom).
+func (a *Agent) TeachesFrom(f Files, sub bool) []string {
+	var out []string
+	for _, file := range a.LoadsFrom(f, sub) {
+		if b, _ := f.Read(file); OnDemandBlock.Present(b) {
+			out = append(out, file)
+		}
+	}
+	return out
+}
+
 // Loads lists the instruction files loaded from a session started at the
 // repository root, as f shows the repository.
-func (r *Reads) Loads(f Files) []string {
+func (r *Reads) Loads(f Files) []string { return r.LoadsFrom(f, false) }
+
+// LoadsFrom lists the instruction files loaded from a session started at
+// the repository root or, with sub, in a sub-folder of it.
+func (r *Reads) LoadsFrom(f Files, sub bool) []string {
 	var out []string
 	for _, in := range r.Files {
 		if in.Setting != "" {
@@ -87,7 +115,7 @@ func (r *Reads) Loads(f Files) []string {
 			continue
 		}
 		if hider(f, in) != "" {
-			if in.ImportedBy == "" || !contains(out, in.ImportedBy) {
+			if in.ImportedBy == "" || !contains(out, in.ImportedBy) || (sub && in.ImportAtRootOnly) {
 				continue
 			}
 			if b, _ := f.Read(in.ImportedBy); !generate.Imports(b, in.File) {
@@ -155,15 +183,7 @@ func (a *Agent) Hidden(f Files) map[string]string {
 
 // Teaches lists the files among those the agent loads that hold the
 // kbs-now block.
-func (a *Agent) Teaches(f Files) []string {
-	var out []string
-	for _, file := range a.Loads(f) {
-		if b, _ := f.Read(file); OnDemandBlock.Present(b) {
-			out = append(out, file)
-		}
-	}
-	return out
-}
+func (a *Agent) Teaches(f Files) []string { return a.TeachesFrom(f, false) }
 
 // Describe says in one sentence which files the agent loads and which
 // hides which, for doctor and the docs.

@@ -200,17 +200,28 @@ var claudeMDCheck = checkFunc{"md", func(d *doctor, a *agent) []Finding {
 		// The files on disk cannot tell a CLAUDE.md of the user's that setup
 		// filled (it then holds nothing but nowhook's blocks) from one that
 		// nowhook created; setup knows from its record and keeps the block
-		// there. Where the block is in the other file and not in this one,
-		// that file is judged.
-		if m.block(b.Block.Name) == nil {
+		// there. Where this file does not exist and the other holds the
+		// block, that file is judged; where this one exists without the
+		// block (a CLAUDE.md the user wrote after setup), the block still
+		// reaches Claude Code from the other, and setup moves it.
+		var other *mdFile
+		if m.block(b.Block.Name) == nil && m.readErr == nil {
 			for _, o := range elsewhere {
-				if om := readMD(d.root, o.File); o.Block.Name == b.Block.Name && om.block(o.Block.Name) != nil {
-					m = om
+				if om := readMD(d.root, o.File); o.Block.Name == b.Block.Name && om.block(o.Block.Name) != nil && om.block(o.Block.Name).err == nil {
+					other = om
 					break
 				}
 			}
 		}
 		purpose := "the compaction summary is not told to keep the Kanbus issue ids"
+		switch {
+		case other != nil && !m.exists:
+			m = other
+		case other != nil && m.rel == agentpkg.ClaudeContextFile:
+			out = append(out, Finding{Path: m.rel, Severity: Warn, Fix: d.setupFix(a.p.Name),
+				Message: fmt.Sprintf("%s has no nowhook %s block; Claude Code still reads the one in %s:%d, and setup moves it into %s (a file of yours) and deletes %s", m.rel, b.Block.Name, other.rel, other.block(b.Block.Name).span.Line, m.rel, other.rel)})
+			continue
+		}
 		out = append(out, d.blockFinding(m, b.Block.Name, purpose, d.setupFix(a.p.Name)))
 	}
 	return out
