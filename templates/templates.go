@@ -14,9 +14,12 @@ import (
 
 // Version is the current template version. v2: the kbs-now block says
 // how to checkpoint by hand; the checkpoint and summary-hint scripts. v3:
-// a CLAUDE.md that holds nothing but nowhook's blocks (created now, or by
-// v1 and v2, which hid AGENTS.md from Claude Code that way) starts with
-// @AGENTS.md, and the kbs-now block goes into a file each agent reads.
+// no CLAUDE.md is created (v1 and v2 created one holding nothing but the
+// Compact Instructions, which hid AGENTS.md from Claude Code; v3 deletes
+// it), the Compact Instructions go into
+// .claude/rules/kanbus-compact-instructions.md where the repository has no
+// CLAUDE.md of its own, and the kbs-now block goes into a file each agent
+// reads.
 const Version = 3
 
 // Wrapper is the wrapper script that the agents' hooks run. Line 1 is

@@ -13,6 +13,8 @@ import (
 type planFiles struct {
 	p      *plan
 	before bool
+	// rec, where set, answers Kept.
+	rec *record
 }
 
 func (f planFiles) Read(rel string) ([]byte, bool) {
@@ -29,22 +31,17 @@ func (f planFiles) Read(rel string) ([]byte, bool) {
 	return c.next, true
 }
 
+// Kept reports whether nowhook's record says the file was there before
+// nowhook first wrote into it: the user's, even when it now holds nothing
+// but nowhook's blocks (an empty CLAUDE.md that setup filled).
+func (f planFiles) Kept(rel string) bool {
+	return f.rec != nil && f.rec.lines["k "+f.rec.key(rel)]
+}
+
 func (f planFiles) Same(a, b string) bool {
 	ta, err1 := resolve(filepath.Join(f.p.root, filepath.FromSlash(a)))
 	tb, err2 := resolve(filepath.Join(f.p.root, filepath.FromSlash(b)))
 	return err1 == nil && err2 == nil && ta == tb
-}
-
-// blockOf returns the Markdown block an artifact is, also where a
-// condition wraps it.
-func blockOf(art agent.Artifact) (*agent.Block, bool) {
-	switch b := art.(type) {
-	case *agent.Block:
-		return b, true
-	case *agent.Unless:
-		return b.Block, true
-	}
-	return nil, false
 }
 
 // readsDecision is what the agents' reading decides for one reconcile:
@@ -112,7 +109,7 @@ func settle(root string, rec *record, targets []target, others []*agent.Agent, o
 			return d, nil, err
 		}
 		next := map[agent.Artifact]bool{}
-		before, after := planFiles{p: scratch, before: true}, planFiles{p: scratch}
+		before, after := planFiles{p: scratch, before: true, rec: rec}, planFiles{p: scratch, rec: rec}
 		for _, t := range targets {
 			for _, art := range t.agent.Owned() {
 				if c, ok := art.(agent.Conditional); ok && t.wants(art) && c.Needed(before, after) {

@@ -71,24 +71,50 @@ func TestSetupNeverReadsLess(t *testing.T) {
 				t.Run(shape.name+"/"+a.Name+"="+string(mode), func(t *testing.T) {
 					root := readsRepo(t, shape)
 					before := snapshot(t, root)
-					loads := map[*agent.Agent][]string{a: a.Loads(agent.DirFiles(root))}
+					// Both starts: at the root, and in a sub-folder, where an
+					// import from the root's CLAUDE.md is not taken (Claude
+					// Code 2.1.332), so a created CLAUDE.md importing
+					// AGENTS.md would lose AGENTS.md there.
+					type start struct {
+						agent *agent.Agent
+						sub   bool
+					}
+					name := map[bool]string{false: "at the root", true: "in a sub-folder"}
+					loads := map[start][]string{}
+					users := []*agent.Agent{a}
 					for _, f := range agent.Detect(root) {
-						if f.Present() {
-							loads[f.Agent] = f.Agent.Loads(agent.DirFiles(root))
+						if f.Present() && f.Agent != a {
+							users = append(users, f.Agent)
+						}
+					}
+					for _, b := range users {
+						for _, sub := range []bool{false, true} {
+							loads[start{b, sub}] = b.LoadsFrom(agent.DirFiles(root), sub)
 						}
 					}
 					out := runCmd(t, setupCmd, "--yes", "--dir", root, "--agents", a.Name+"="+string(mode))
 					after := agent.DirFiles(root)
-					for b, was := range loads {
-						now := b.Loads(after)
+					for s, was := range loads {
+						now := s.agent.LoadsFrom(after, s.sub)
 						for _, f := range was {
-							if !contains(now, f) && !contains(shape.ours, f) && !strings.Contains(out, "Note: "+b.Title+" no longer reads "+f) {
-								t.Errorf("%s loaded %s before setup and not after, and setup did not say so (it loads %v; hidden: %v)\n%s", b.Title, f, now, b.Hidden(after), out)
+							if !contains(now, f) && !contains(shape.ours, f) && !strings.Contains(out, "Note: "+s.agent.Title+" no longer reads "+f) {
+								t.Errorf("%s started %s loaded %s before setup and not after, and setup did not say so (it loads %v; hidden: %v)\n%s", s.agent.Title, name[s.sub], f, now, s.agent.Hidden(after), out)
 							}
 						}
 					}
-					if len(a.Teaches(after)) == 0 {
-						t.Errorf("%s loads %v, none of which has the kbs-now block", a.Title, a.Loads(after))
+					// A sub-folder session must be taught too, unless the
+					// repository's own CLAUDE.md already kept AGENTS.md from
+					// it (its own @AGENTS.md): setup writes the kbs-now block
+					// into CLAUDE.md only where it neither imports nor is
+					// AGENTS.md, and doctor's reach row names the limit.
+					ownSplit := !equalLists(loads[start{a, false}], loads[start{a, true}])
+					for _, sub := range []bool{false, true} {
+						if sub && ownSplit {
+							continue
+						}
+						if len(a.TeachesFrom(after, sub)) == 0 {
+							t.Errorf("%s started %s loads %v, none of which has the kbs-now block", a.Title, name[sub], a.LoadsFrom(after, sub))
+						}
 					}
 					runCmd(t, removeCmd, "--yes", "--dir", root)
 					got := snapshot(t, root)
@@ -218,4 +244,16 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func equalLists(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -309,8 +309,8 @@ func (r *reconciler) usedByOther(art agent.Artifact) *agent.Agent {
 
 // sameBlock reports whether a and b are blocks of one name in one file.
 func (r *reconciler) sameBlock(a, b agent.Artifact) bool {
-	ba, ok1 := blockOf(a)
-	bb, ok2 := blockOf(b)
+	ba, ok1 := agent.BlockOf(a)
+	bb, ok2 := agent.BlockOf(b)
 	if !ok1 || !ok2 || ba.Block.Name != bb.Block.Name {
 		return false
 	}
@@ -515,8 +515,8 @@ func shared(art agent.Artifact) bool {
 // sameNamedBlock reports whether a and b are blocks of one name under one
 // path.
 func sameNamedBlock(a, b agent.Artifact) bool {
-	ba, ok1 := blockOf(a)
-	bb, ok2 := blockOf(b)
+	ba, ok1 := agent.BlockOf(a)
+	bb, ok2 := agent.BlockOf(b)
 	return ok1 && ok2 && ba.File == bb.File && ba.Block.Name == bb.Block.Name
 }
 

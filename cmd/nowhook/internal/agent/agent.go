@@ -417,6 +417,9 @@ func Matrix() string {
 			if u, ok := art.(*Unless); ok && !always[art.Path()] {
 				f += " (where it is read instead of `" + u.Loaded + "`)"
 			}
+			if o, ok := art.(*OnlyIf); ok && o.Where != "" {
+				f += " (" + o.Where + ")"
+			}
 			if !contains(files, f) {
 				files = append(files, f)
 			}

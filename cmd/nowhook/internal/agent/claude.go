@@ -33,26 +33,54 @@ var (
 		Script: ClaudeScript,
 	}
 	claudeWrapper = wrapper(ClaudeScript)
-	// claudeCompact steers what Claude Code's summary keeps: CLAUDE.md is
-	// re-read after compaction, and a "Compact Instructions" section is
-	// given to the summariser.
-	claudeCompact = &Block{File: "CLAUDE.md", Block: generate.Block{
-		Name: "compact-instructions", Version: templates.Version, Body: templates.CompactInstructions, Heading: "Compact Instructions"}}
-	// claudeImport keeps AGENTS.md in view: a CLAUDE.md that holds nothing
-	// but nowhook's blocks (created now, or by nowhook v1 and v2, which hid
-	// AGENTS.md that way) starts with @AGENTS.md.
-	claudeImport = &Import{File: ClaudeContextFile, Target: OnDemandBlock.File, Ours: []*Block{claudeCompact, claudeTeach.Block},
-		Caveat: "Claude Code started in a sub-folder " + claudeImportCaveat}
+	// Claude Code's Compact Instructions steer what its summary keeps: the
+	// text is in every request, the summary request too, and back after a
+	// compaction. They go under a "Compact Instructions" heading in a
+	// CLAUDE.md of the user's. Where there is none, setup does not create
+	// one, since a CLAUDE.md hides AGENTS.md from Claude Code, and an
+	// @AGENTS.md line in it does not reach sessions started in a sub-folder
+	// (docs/platforms.md, "Instruction files"): they go into a file of their
+	// own in .claude/rules/, which Claude Code loads beside AGENTS.md from
+	// the root and from every sub-folder (measured on 2.1.332). A CLAUDE.md
+	// that holds nothing but nowhook's blocks (nowhook v1 and v2 created it
+	// so, and hid AGENTS.md) is nowhook's: its block moves to .claude/rules/
+	// and the file goes.
+	claudeCompactBlock = generate.Block{Name: "compact-instructions", Version: templates.Version, Body: templates.CompactInstructions, Heading: "Compact Instructions"}
+	claudeCompact      = &OnlyIf{Block: &Block{File: ClaudeContextFile, Block: claudeCompactBlock}, When: userClaudeMD, Where: "the Compact Instructions, where the repository has a `CLAUDE.md` of its own"}
+	claudeRules        = &OnlyIf{Block: &Block{File: ClaudeRulesFile, Block: claudeCompactBlock}, When: noUserClaudeMD, Where: "the Compact Instructions, where it has none; no `CLAUDE.md` is created"}
 	// claudeTeach is the kbs-now block in a CLAUDE.md that neither imports
 	// AGENTS.md nor is AGENTS.md through a link: Claude Code never sees
 	// AGENTS.md's block there.
 	claudeTeach = &Unless{Block: &Block{File: ClaudeContextFile, Block: onDemand}, Reads: &claudeReads, Loaded: OnDemandBlock.File}
 )
 
+// ClaudeRulesFile holds Claude Code's Compact Instructions where the
+// repository has no CLAUDE.md of its own.
+const ClaudeRulesFile = ".claude/rules/kanbus-compact-instructions.md"
+
+// userClaudeMD reports whether the repository had a CLAUDE.md of its own
+// before the plan: one that holds more than nowhook's blocks (an empty one
+// too: the user made it, and it already hides AGENTS.md), or one that
+// nowhook's record says was there before nowhook first wrote into it (the
+// user's empty CLAUDE.md, once setup filled it, holds nothing but
+// nowhook's blocks and stays the user's).
+func userClaudeMD(before, _ Files) bool {
+	b, ok := before.Read(ClaudeContextFile)
+	if !ok {
+		return false
+	}
+	if k, ok := before.(Kept); ok && k.Kept(ClaudeContextFile) {
+		return true
+	}
+	return len(b) == 0 || !onlyBlocks(ClaudeContextFile, b, &Block{Block: claudeCompactBlock}, &Block{Block: onDemand})
+}
+
+func noUserClaudeMD(before, after Files) bool { return !userClaudeMD(before, after) }
+
 // claudeImportCaveat: measured on 2.1.332, an @AGENTS.md in the root's
 // CLAUDE.md is an import from outside the folder a sub-folder session
 // starts in, which Claude Code takes only once approved.
-const claudeImportCaveat = "takes it only once the import is approved (an interactive session asks; claude -p skips it without a word)"
+const claudeImportCaveat = "takes it only once the import is approved (an interactive session asks, offering \"No\" first; claude -p skips it without a word)"
 
 // ClaudeContextFile is the instruction file Claude Code loads.
 const ClaudeContextFile = "CLAUDE.md"
@@ -64,7 +92,7 @@ var claudeReads = Reads{
 	Where:  "the session's folder and each folder above it",
 	Files: []Instruction{
 		{File: ClaudeContextFile, Known: "measured: its text is in the first request"},
-		{File: "AGENTS.md", HiddenBy: []string{ClaudeContextFile}, ImportedBy: ClaudeContextFile,
+		{File: "AGENTS.md", HiddenBy: []string{ClaudeContextFile}, ImportedBy: ClaudeContextFile, ImportAtRootOnly: true,
 			Known:  "measured: in the first request where there is no CLAUDE.md, absent beside a CLAUDE.md without an import, and in it again with @AGENTS.md as CLAUDE.md's first line",
 			Caveat: "a session started in a sub-folder " + claudeImportCaveat},
 	},
@@ -112,7 +140,7 @@ var claude = &Agent{
 	Fallback: true,
 	Modes: []ModeSpec{
 		{Mode: Reinject, Words: "re-inject: a hook puts the work in progress back right after every compaction",
-			Artifacts: []Artifact{claudeHook, claudeWrapper, claudeImport, claudeTeach, claudeCompact, OnDemandBlock, KanbusAgentsBlock}},
+			Artifacts: []Artifact{claudeHook, claudeWrapper, claudeTeach, claudeCompact, claudeRules, OnDemandBlock, KanbusAgentsBlock}},
 		{Mode: OnDemand, Words: "on demand: AGENTS.md (or CLAUDE.md, where it hides AGENTS.md) teaches the agent to run kbs now; no hook",
 			Artifacts: append([]Artifact{claudeTeach}, onDemandOnly()...)},
 	},

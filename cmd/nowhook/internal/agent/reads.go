@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -29,6 +28,13 @@ type Files interface {
 	Same(a, b string) bool
 }
 
+// Kept is what a Files may know besides: whether nowhook's record says
+// the file at path was there before nowhook first wrote into it, so that
+// it is the user's whatever it now holds.
+type Kept interface {
+	Kept(path string) bool
+}
+
 // Reads is what an agent loads as instructions.
 type Reads struct {
 	// Client is the client and version the facts were known on.
@@ -52,6 +58,12 @@ type Instruction struct {
 	// ImportedBy is a file whose `@File` line loads this one even where
 	// it is hidden (Claude Code's import).
 	ImportedBy string
+	// ImportAtRootOnly: the import loads the file only in a session
+	// started in ImportedBy's own folder; from a sub-folder it is an
+	// import from outside the start folder, which the agent does not take
+	// unasked (Claude Code: claude -p drops it, an interactive session
+	// asks, offering No first). LoadsFrom leaves it out there.
+	ImportAtRootOnly bool
 	// Setting names the setting without which the agent does not load the
 	// file at all (Gemini CLI's context.fileName); Loads leaves it out.
 	Setting string
@@ -69,9 +81,31 @@ type Instruction struct {
 // setup, doctor and the tests ask.
 func (a *Agent) Loads(f Files) []string { return a.Reads.Loads(f) }
 
+// LoadsFrom is Loads for a session started at the root (sub false) or in
+// a sub-folder of it (sub true), where the files at the root are still
+// found (every agent here looks in the folders above the start) but an
+// import the agent takes only at the root is not.
+func (a *Agent) LoadsFrom(f Files, sub bool) []string { return a.Reads.LoadsFrom(f, sub) }
+
+// TeachesFrom is Teaches for a session started at the root or in a
+// sub-folder (see LoadsFrom).
+func (a *Agent) TeachesFrom(f Files, sub bool) []string {
+	var out []string
+	for _, file := range a.LoadsFrom(f, sub) {
+		if b, _ := f.Read(file); OnDemandBlock.Present(b) {
+			out = append(out, file)
+		}
+	}
+	return out
+}
+
 // Loads lists the instruction files loaded from a session started at the
 // repository root, as f shows the repository.
-func (r *Reads) Loads(f Files) []string {
+func (r *Reads) Loads(f Files) []string { return r.LoadsFrom(f, false) }
+
+// LoadsFrom lists the instruction files loaded from a session started at
+// the repository root or, with sub, in a sub-folder of it.
+func (r *Reads) LoadsFrom(f Files, sub bool) []string {
 	var out []string
 	for _, in := range r.Files {
 		if in.Setting != "" {
@@ -81,7 +115,7 @@ func (r *Reads) Loads(f Files) []string {
 			continue
 		}
 		if hider(f, in) != "" {
-			if in.ImportedBy == "" || !contains(out, in.ImportedBy) {
+			if in.ImportedBy == "" || !contains(out, in.ImportedBy) || (sub && in.ImportAtRootOnly) {
 				continue
 			}
 			if b, _ := f.Read(in.ImportedBy); !generate.Imports(b, in.File) {
@@ -149,15 +183,7 @@ func (a *Agent) Hidden(f Files) map[string]string {
 
 // Teaches lists the files among those the agent loads that hold the
 // kbs-now block.
-func (a *Agent) Teaches(f Files) []string {
-	var out []string
-	for _, file := range a.Loads(f) {
-		if b, _ := f.Read(file); OnDemandBlock.Present(b) {
-			out = append(out, file)
-		}
-	}
-	return out
-}
+func (a *Agent) Teaches(f Files) []string { return a.TeachesFrom(f, false) }
 
 // Describe says in one sentence which files the agent loads and which
 // hides which, for doctor and the docs.
@@ -188,77 +214,44 @@ type Conditional interface {
 	Needed(before, after Files) bool
 }
 
-// Import is an `@Target` line at the top of File (Claude Code's import of
-// AGENTS.md into CLAUDE.md), needed where File holds nothing but nowhook's
-// blocks (setup created it, now or in an earlier version, which hid Target)
-// and Target exists as a file of its own.
-type Import struct {
-	File, Target string
-	// Ours are the blocks nowhook writes into File.
-	Ours []*Block
-	// Caveat is what limits the import, said when setup adds it.
-	Caveat string
+// OnlyIf is a block that goes into its file only where When says so, on
+// the repository's files before the plan and as the plan leaves them
+// (Claude Code's Compact Instructions: in a CLAUDE.md of the user's, else
+// in .claude/rules/, since a CLAUDE.md that setup created would hide
+// AGENTS.md).
+type OnlyIf struct {
+	*Block
+	When func(before, after Files) bool
+	// Where says, for the matrix, where the block goes ("where it exists").
+	Where string
 }
 
-func (i *Import) Path() string { return i.File }
+// Needed asks When.
+func (o *OnlyIf) Needed(before, after Files) bool { return o.When(before, after) }
 
-func (i *Import) Apply(cur []byte, _ Options) (Edit, error) {
-	e := Edit{Next: generate.AddImport(cur, i.Target)}
-	if !generate.StartsWithImport(cur, i.Target) && i.Caveat != "" {
-		e.Note = fmt.Sprintf("%s:1 imports %s (@%s), so that it is read beside %s; %s.", i.File, i.Target, i.Target, i.File, i.Caveat)
+// BlockOf returns the Markdown block an artifact is, also where a
+// condition wraps it.
+func BlockOf(art Artifact) (*Block, bool) {
+	switch b := art.(type) {
+	case *Block:
+		return b, true
+	case *Unless:
+		return b.Block, true
+	case *OnlyIf:
+		return b.Block, true
 	}
-	return e, nil
+	return nil, false
 }
 
-// Remove takes the line away with the file, when nothing else is left in
-// it: drop("") says whether nowhook created the file (the file is the
-// outermost container). A file that holds text of the user's keeps the
-// line, since without it the agent would stop reading Target.
-func (i *Import) Remove(cur []byte, drop func(string) bool) (Edit, error) {
-	next, ok := generate.RemoveImport(cur, i.Target)
-	switch {
-	case !ok:
-		return Edit{Next: cur}, nil
-	case len(next) == 0 && drop(""):
-		return Edit{Next: next, Empty: true, Done: "removed"}, nil
-	case len(next) == 0:
-		return Edit{Next: cur}, nil // a file of the user's that was nothing but this line
-	case drop(""):
-		return Edit{Next: cur, Note: fmt.Sprintf("%s:1: kept the @%s line nowhook wrote: the file now holds text of yours too, and without the line Claude Code would stop reading %s (delete the line yourself if you want that).", i.File, i.Target, i.Target)}, nil
-	}
-	return Edit{Next: cur}, nil
-}
-
-func (i *Import) Present(cur []byte) bool { return generate.StartsWithImport(cur, i.Target) }
-
-// Needed: File exists and holds nothing but nowhook's blocks (and, before
-// the plan, either did not exist or held a block of nowhook's: an empty
-// file of the user's is theirs), and Target exists and is another file.
-func (i *Import) Needed(before, after Files) bool {
-	cur, ok := after.Read(i.File)
-	if _, target := after.Read(i.Target); !ok || !target || after.Same(i.File, i.Target) {
-		return false
-	}
-	if !i.onlyOurs(cur) {
-		return false
-	}
-	if old, existed := before.Read(i.File); existed && !i.anyOurs(old) && !generate.StartsWithImport(old, i.Target) {
-		return false
-	}
-	return true
-}
-
-// onlyOurs reports whether md holds nothing but the import and nowhook's
-// blocks (with the heading setup adds for one).
-func (i *Import) onlyOurs(md []byte) bool {
-	if rest, ok := generate.RemoveImport(md, i.Target); ok {
-		md = rest
-	}
-	// Last written first: a block appended after another would keep that
-	// one's heading in place.
+// onlyBlocks reports whether md holds nothing but nowhook's blocks (with
+// the headings setup adds for them): a file nowhook created, now or in an
+// earlier version.
+func onlyBlocks(file string, md []byte, blocks ...*Block) bool {
+	// Last written first, twice: a block appended after another would keep
+	// that one's heading in place.
 	for range 2 {
-		for j := len(i.Ours) - 1; j >= 0; j-- {
-			next, _, _, err := generate.RemoveBlock(i.File, md, i.Ours[j].Block)
+		for j := len(blocks) - 1; j >= 0; j-- {
+			next, _, _, err := generate.RemoveBlock(file, md, blocks[j].Block)
 			if err != nil {
 				return false
 			}
@@ -266,15 +259,6 @@ func (i *Import) onlyOurs(md []byte) bool {
 		}
 	}
 	return len(md) == 0
-}
-
-func (i *Import) anyOurs(md []byte) bool {
-	for _, b := range i.Ours {
-		if b.Present(md) {
-			return true
-		}
-	}
-	return false
 }
 
 // Unless is a block that goes only where the agent would not otherwise

@@ -61,7 +61,7 @@ func (m *mdFile) block(name string) *mdBlock {
 func tableBlock(name string) (generate.Block, bool) {
 	for _, a := range agentpkg.All {
 		for _, art := range a.Owned() {
-			if b, ok := art.(*agentpkg.Block); ok && b.Block.Name == name {
+			if b, ok := agentpkg.BlockOf(art); ok && b.Block.Name == name {
 				return b.Block, true
 			}
 		}

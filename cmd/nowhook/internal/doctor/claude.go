@@ -172,22 +172,57 @@ var claudeBlockingCheck = checkFunc{"precompact-block", func(d *doctor, a *agent
 }}
 
 // claudeMDCheck: the Markdown block the re-inject mode writes besides the
-// on-demand `kbs now` block every agent shares (CLAUDE.md's "Compact
-// Instructions", which steer what the compaction summary keeps) is present
-// and current.
+// on-demand `kbs now` block every agent shares (the "Compact Instructions",
+// which steer what the compaction summary keeps, in CLAUDE.md or, where the
+// repository has none, in .claude/rules/) is present and current, in the
+// file the agent table puts it in for the repository as it is.
 var claudeMDCheck = checkFunc{"md", func(d *doctor, a *agent) []Finding {
 	if a.mode != agentpkg.Reinject {
 		return nil
 	}
 	spec, _ := a.p.Spec(agentpkg.Reinject)
-	var out []Finding
+	disk := agentpkg.DirFiles(d.root)
+	var needed, elsewhere []*agentpkg.Block
 	for _, art := range spec.Artifacts {
-		b, ok := art.(*agentpkg.Block)
+		b, ok := agentpkg.BlockOf(art)
 		if !ok || b.Block.Name == agentpkg.OnDemandBlock.Block.Name {
 			continue
 		}
+		if c, ok := art.(agentpkg.Conditional); ok && !c.Needed(disk, disk) {
+			elsewhere = append(elsewhere, b)
+			continue
+		}
+		needed = append(needed, b)
+	}
+	var out []Finding
+	for _, b := range needed {
+		m := readMD(d.root, b.File)
+		// The files on disk cannot tell a CLAUDE.md of the user's that setup
+		// filled (it then holds nothing but nowhook's blocks) from one that
+		// nowhook created; setup knows from its record and keeps the block
+		// there. Where this file does not exist and the other holds the
+		// block, that file is judged; where this one exists without the
+		// block (a CLAUDE.md the user wrote after setup), the block still
+		// reaches Claude Code from the other, and setup moves it.
+		var other *mdFile
+		if m.block(b.Block.Name) == nil && m.readErr == nil {
+			for _, o := range elsewhere {
+				if om := readMD(d.root, o.File); o.Block.Name == b.Block.Name && om.block(o.Block.Name) != nil && om.block(o.Block.Name).err == nil {
+					other = om
+					break
+				}
+			}
+		}
 		purpose := "the compaction summary is not told to keep the Kanbus issue ids"
-		out = append(out, d.blockFinding(readMD(d.root, b.File), b.Block.Name, purpose, d.setupFix(a.p.Name)))
+		switch {
+		case other != nil && !m.exists:
+			m = other
+		case other != nil && m.rel == agentpkg.ClaudeContextFile:
+			out = append(out, Finding{Path: m.rel, Severity: Warn, Fix: d.setupFix(a.p.Name),
+				Message: fmt.Sprintf("%s has no nowhook %s block; Claude Code still reads the one in %s:%d, and setup moves it into %s (a file of yours) and deletes %s", m.rel, b.Block.Name, other.rel, other.block(b.Block.Name).span.Line, m.rel, other.rel)})
+			continue
+		}
+		out = append(out, d.blockFinding(m, b.Block.Name, purpose, d.setupFix(a.p.Name)))
 	}
 	return out
 }}

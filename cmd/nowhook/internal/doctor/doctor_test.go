@@ -83,15 +83,17 @@ func (r *repo) install(agent string, budget time.Duration) {
 	switch agent {
 	case "claude":
 		schema, hook, script = agentpkg.ClaudeSettings, generate.CompactGroup(agentpkg.ClaudeCommand, agentpkg.ClaudeScript, budget), agentpkg.ClaudeScript
-		old := r.read("CLAUDE.md")
-		md, err := generate.MergeBlock("CLAUDE.md", old, generate.Block{Name: "compact-instructions", Version: templates.Version, Body: templates.CompactInstructions, Heading: "Compact Instructions"})
+		// Compact Instructions: in a CLAUDE.md of the user's, else in the
+		// rules file setup creates instead (a CLAUDE.md would hide AGENTS.md).
+		file := "CLAUDE.md"
+		if r.read(file) == nil {
+			file = agentpkg.ClaudeRulesFile
+		}
+		md, err := generate.MergeBlock(file, r.read(file), generate.Block{Name: "compact-instructions", Version: templates.Version, Body: templates.CompactInstructions, Heading: "Compact Instructions"})
 		if err != nil {
 			r.t.Fatal(err)
 		}
-		if old == nil {
-			md = generate.AddImport(md, "AGENTS.md") // a CLAUDE.md setup creates imports AGENTS.md
-		}
-		r.write("CLAUDE.md", string(md), 0o644)
+		r.write(file, string(md), 0o644)
 	case "codex":
 		schema, hook, script = agentpkg.CodexHooks, generate.CompactGroup(agentpkg.CodexCommand, agentpkg.CodexScript, budget), agentpkg.CodexScript
 	default:

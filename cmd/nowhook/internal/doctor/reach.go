@@ -104,14 +104,8 @@ func blockFiles() []string {
 	var out []string
 	for _, a := range agentpkg.All {
 		for _, art := range a.Owned() {
-			var b *agentpkg.Block
-			switch x := art.(type) {
-			case *agentpkg.Block:
-				b = x
-			case *agentpkg.Unless:
-				b = x.Block
-			}
-			if b != nil && b.Block.Name == agentpkg.OnDemandBlock.Block.Name && !containsString(out, b.File) {
+			b, ok := agentpkg.BlockOf(art)
+			if ok && b.Block.Name == agentpkg.OnDemandBlock.Block.Name && !containsString(out, b.File) {
 				out = append(out, b.File)
 			}
 		}
