@@ -187,7 +187,7 @@ def main():
             while True:
                 now = time.monotonic()
                 if now >= deadline:
-                    log("%s: out of time, killed its process group" % argv)
+                    log("%s: out of time (budget %gs), killed its process group" % (argv, budget))
                     return None, True
                 if exited is not None and now >= exited + 0.2:
                     log("a process outside the group holds the pipe")
@@ -209,7 +209,7 @@ def main():
                 code = p.wait(max(deadline - time.monotonic(), 0))
             except subprocess.TimeoutExpired:
                 if not eof:
-                    log("%s: out of time, killed its process group" % argv)
+                    log("%s: out of time (budget %gs), killed its process group" % (argv, budget))
                     return None, True
                 log("%s closed its stdout but had not exited at the deadline: using its output" % argv)
                 code = 0
