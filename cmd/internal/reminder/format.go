@@ -16,6 +16,11 @@ const (
 	maxLineLen  = 300  // characters (code points) per line, "…" included
 	maxHeadLen  = 200  // characters before " — {summary}", "…" included: the summary keeps 97
 	maxOutBytes = 6000 // the whole output stays strictly under this
+
+	// maxFieldBytes: a cleaned field longer than this has more than
+	// maxLineLen+1 characters (at most 4 bytes each), so the line is cut
+	// inside it whatever follows.
+	maxFieldBytes = 4 * (maxLineLen + 1)
 )
 
 // format renders the reminder for items; nil when there is nothing to say.
@@ -122,10 +127,13 @@ func appendOr(dst []byte, s string, has bool, def string) []byte {
 // other control characters, line breaks and spaces becomes one space,
 // trimmed at both ends; a run of variation selectors keeps its first. A
 // field can neither break the line, smuggle terminal escapes, nor read one
-// way to the user and another to the model.
+// way to the user and another to the model. It stops once the field has
+// more characters than a line can show (maxFieldBytes): the cut that
+// follows is the same, and a 100 KB title costs no more than a short one.
 func appendClean(dst []byte, s string) []byte {
+	start := len(dst)
 	pending, wrote, selector := false, false, false
-	for i := 0; i < len(s); {
+	for i := 0; i < len(s) && len(dst)-start <= maxFieldBytes; {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c == 0x1B {
