@@ -187,7 +187,7 @@ def main():
             while True:
                 now = time.monotonic()
                 if now >= deadline:
-                    log("%s: out of time, killed its process group" % argv)
+                    log("%s: out of time (budget %gs), killed its process group" % (argv, budget))
                     return None, True
                 if exited is not None and now >= exited + 0.2:
                     log("a process outside the group holds the pipe")
@@ -209,7 +209,7 @@ def main():
                 code = p.wait(max(deadline - time.monotonic(), 0))
             except subprocess.TimeoutExpired:
                 if not eof:
-                    log("%s: out of time, killed its process group" % argv)
+                    log("%s: out of time (budget %gs), killed its process group" % (argv, budget))
                     return None, True
                 log("%s closed its stdout but had not exited at the deadline: using its output" % argv)
                 code = 0
@@ -236,13 +236,28 @@ def main():
     if not items:
         return
 
+    # The same rules as the Go runtime (format.go: appendClean, skipEscape,
+    # invisible): whole escape sequences and invisible characters go, a run
+    # of variation selectors keeps its first, other controls become spaces.
+    escape = re.compile(
+        "(?:\\x1b\\[|\\x9b)[\\x20-\\x3f]*[\\x40-\\x7e]?"
+        "|(?:\\x1b[\\]PX^_]|[\\x90\\x98\\x9d-\\x9f])[^\\x07\\x1b\\x9c]*(?:\\x07|\\x1b\\\\|\\x9c)?"
+        "|\\x1b[\\x20-\\x2f]*[\\x30-\\x7e]?")
+    invisible = re.compile(
+        "[\\u00ad\\u034f\\u0600-\\u0605\\u061c\\u06dd\\u070f\\u0890\\u0891\\u08e2"
+        "\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u202a-\\u202e"
+        "\\u2060-\\u206f\\u3164\\ufeff\\uffa0\\ufff0-\\ufffb\\U000110bd\\U000110cd"
+        "\\U00013430-\\U0001343f\\U0001bca0-\\U0001bca3\\U0001d173-\\U0001d17a"
+        "\\U000e0000-\\U000e0fff]+")
+    selectors = re.compile("([\\ufe00-\\ufe0f])[\\ufe00-\\ufe0f]+")
     blank = re.compile("[\\x00-\\x20\\x7f-\\x9f\\u2028\\u2029]+")
     surrogate = re.compile("[\\ud800-\\udfff]")
 
     def clean(v):
         if not isinstance(v, str):
             return ""
-        return blank.sub(" ", surrogate.sub("\ufffd", v)).strip(" ")
+        v = invisible.sub("", escape.sub("", surrogate.sub("\ufffd", v)))
+        return blank.sub(" ", selectors.sub("\\1", v)).strip(" ")
 
     def extends(c):
         # A mark, joiner, variation selector, emoji modifier or tag
@@ -253,6 +268,14 @@ def main():
                 or 0xFE00 <= o <= 0xFE0F or 0x1F3FB <= o <= 0x1F3FF
                 or 0xE0020 <= o <= 0xE007F)
 
+    def cut(line, n):
+        if len(line) <= n:
+            return line
+        k = n - 1
+        while k > 0 and (extends(line[k]) or line[k - 1] == "\u200d"):
+            k -= 1
+        return line[:k] + "\u2026"
+
     lines = []
     for it in items:
         if not isinstance(it, dict):
@@ -262,14 +285,11 @@ def main():
             continue
         p = it.get("priority")
         p = str(p) if type(p) is int and -2 ** 63 <= p < 2 ** 63 else "?"
-        line = "- [P%s][%s] %s: %s \u2014 %s" % (
-            p, clean(it.get("status")) or "?", clean(it.get("id")) or "?",
-            clean(it.get("title")), clean(it.get("right_now_summary")) or "(no right-now summary)")
-        if len(line) > 300:
-            k = 299
-            while k > 0 and (extends(line[k]) or line[k - 1] == "\u200d"):
-                k -= 1
-            line = line[:k] + "\u2026"
+        head = "- [P%s][%s] %s: %s" % (
+            p, clean(it.get("status")) or "?", clean(it.get("id")) or "?", clean(it.get("title")))
+        # The head is cut to 200 characters first: the summary always shows.
+        line = cut(cut(head, 200) + " \u2014 " + (
+            clean(it.get("right_now_summary")) or "(no right-now summary)"), 300)
         lines.append(line)
     if not lines:
         return

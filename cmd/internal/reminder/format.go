@@ -14,7 +14,13 @@ const (
 	noSummary   = "(no right-now summary)"
 	maxItems    = 30
 	maxLineLen  = 300  // characters (code points) per line, "…" included
+	maxHeadLen  = 200  // characters before " — {summary}", "…" included: the summary keeps 97
 	maxOutBytes = 6000 // the whole output stays strictly under this
+
+	// maxFieldBytes: a cleaned field longer than this has more than
+	// maxLineLen+1 characters (at most 4 bytes each), so the line is cut
+	// inside it whatever follows.
+	maxFieldBytes = 4 * (maxLineLen + 1)
 )
 
 // format renders the reminder for items; nil when there is nothing to say.
@@ -67,10 +73,12 @@ func moreLen(n int) int {
 	return len(appendMore(make([]byte, 0, 48), n))
 }
 
-// appendLine renders one item, sanitised and cut to maxLineLen characters.
+// appendLine renders one item, sanitised and cut to maxLineLen characters,
+// the part before the summary first cut to maxHeadLen: however long the
+// title, the summary after it shows.
 func appendLine(dst []byte, it *item) []byte {
 	start := len(dst)
-	dst = appendHead(dst, it)
+	dst = cutAt(appendHead(dst, it), start, maxHeadLen)
 	dst = append(dst, " — "...)
 	dst = appendOr(dst, it.summary, it.hasSummary, noSummary)
 	return cutLine(dst, start)
@@ -114,14 +122,24 @@ func appendOr(dst []byte, s string, has bool, def string) []byte {
 	return dst
 }
 
-// appendClean appends s with every run of control characters, line breaks
-// and spaces turned into one space, trimmed at both ends: a field can
-// neither break the line nor smuggle terminal escapes.
+// appendClean appends s cleaned: whole terminal escape sequences and
+// invisible characters go (see skipEscape and invisible); every run of
+// other control characters, line breaks and spaces becomes one space,
+// trimmed at both ends; a run of variation selectors keeps its first. A
+// field can neither break the line, smuggle terminal escapes, nor read one
+// way to the user and another to the model. It stops once the field has
+// more characters than a line can show (maxFieldBytes): the cut that
+// follows is the same, and a 100 KB title costs no more than a short one.
 func appendClean(dst []byte, s string) []byte {
-	pending, wrote := false, false
-	for i := 0; i < len(s); {
+	start := len(dst)
+	pending, wrote, selector := false, false, false
+	for i := 0; i < len(s) && len(dst)-start <= maxFieldBytes; {
 		c := s[i]
 		if c < utf8.RuneSelf {
+			if c == 0x1B {
+				i = skipEscape(s, i+1, c)
+				continue
+			}
 			i++
 			if c <= 0x20 || c == 0x7F {
 				pending = wrote
@@ -132,14 +150,29 @@ func appendClean(dst []byte, s string) []byte {
 				pending = false
 			}
 			dst = append(dst, c)
-			wrote = true
+			wrote, selector = true, false
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if (r >= 0x80 && r <= 0x9F) || r == 0x2028 || r == 0x2029 {
+		switch {
+		case r == 0x90 || r == 0x98 || r == 0x9B || (r >= 0x9D && r <= 0x9F):
+			i = skipEscape(s, i+n, byte(r))
+			continue
+		case (r >= 0x80 && r <= 0x9F) || r == 0x2028 || r == 0x2029:
 			i += n
 			pending = wrote
 			continue
+		case invisible(r):
+			i += n
+			continue
+		case r >= 0xFE00 && r <= 0xFE0F:
+			if selector && !pending {
+				i += n
+				continue
+			}
+			selector = true
+		default:
+			selector = false
 		}
 		if pending {
 			dst = append(dst, ' ')
@@ -152,28 +185,114 @@ func appendClean(dst []byte, s string) []byte {
 	return dst
 }
 
+// skipEscape returns the end of the escape sequence that intro began, s[i]
+// being the first byte after it: intro is ESC or the C1 character (as a
+// byte) that starts a sequence. What a terminal would act on goes whole:
+//   - CSI (ESC [ or U+009B): bytes 0x20-0x3F, then a final byte 0x40-0x7E;
+//   - OSC, DCS, SOS, PM, APC (ESC ], P, X, ^, _ or U+009D, U+0090, U+0098,
+//     U+009E, U+009F): everything up to BEL, ESC \ or U+009C, included;
+//     an ESC of another sequence ends it, and so does the end of the field;
+//   - any other ESC: bytes 0x20-0x2F, then a final byte 0x30-0x7E.
+//
+// A final byte that is not there is not looked for further. The python3
+// fallback's escape pattern in templates/wrapper.sh is the same rule.
+func skipEscape(s string, i int, intro byte) int {
+	if intro == 0x1B && i < len(s) {
+		switch s[i] {
+		case '[':
+			intro, i = 0x9B, i+1
+		case ']', 'P', 'X', '^', '_':
+			intro, i = 0x9D, i+1
+		}
+	}
+	switch intro {
+	case 0x1B:
+		for i < len(s) && s[i] >= 0x20 && s[i] <= 0x2F {
+			i++
+		}
+		if i < len(s) && s[i] >= 0x30 && s[i] <= 0x7E {
+			i++
+		}
+	case 0x9B:
+		for i < len(s) && s[i] >= 0x20 && s[i] <= 0x3F {
+			i++
+		}
+		if i < len(s) && s[i] >= 0x40 && s[i] <= 0x7E {
+			i++
+		}
+	default:
+		for ; i < len(s); i++ {
+			switch {
+			case s[i] == 0x07:
+				return i + 1
+			case s[i] == 0x1B:
+				if i+1 < len(s) && s[i+1] == '\\' {
+					return i + 2
+				}
+				return i
+			case s[i] == 0xC2 && i+1 < len(s) && s[i+1] == 0x9C:
+				return i + 2
+			}
+		}
+	}
+	return i
+}
+
+// invisible reports whether r is dropped from a field: every character of
+// Unicode category Cf (format: bidi controls, zero-width characters, the
+// soft hyphen, tags, ...) and every Default_Ignorable_Code_Point, as of
+// Unicode 15.0 (TestInvisibleCoversFormat holds the list to Go's tables),
+// except variation selectors 1-16 (U+FE00-U+FE0F, which emoji need;
+// appendClean keeps the first of a run). The ZWJ of emoji sequences goes
+// too: a family emoji shows as its members. An explicit list, not
+// unicode.Cf, so that the python3 fallback, whatever its Python's Unicode
+// version, drops the same: its invisible pattern in templates/wrapper.sh
+// holds these ranges, and README, "The hook runtime", lists them.
+func invisible(r rune) bool {
+	switch {
+	case r < 0x00AD:
+		return false
+	case r < 0x2000:
+		return r == 0x00AD || r == 0x034F || (r >= 0x0600 && r <= 0x0605) || r == 0x061C ||
+			r == 0x06DD || r == 0x070F || r == 0x0890 || r == 0x0891 || r == 0x08E2 ||
+			r == 0x115F || r == 0x1160 || r == 0x17B4 || r == 0x17B5 || (r >= 0x180B && r <= 0x180F)
+	case r < 0x3000:
+		return (r >= 0x200B && r <= 0x200F) || (r >= 0x202A && r <= 0x202E) || (r >= 0x2060 && r <= 0x206F)
+	case r < 0x10000:
+		return r == 0x3164 || r == 0xFEFF || r == 0xFFA0 || (r >= 0xFFF0 && r <= 0xFFFB)
+	default:
+		return r == 0x110BD || r == 0x110CD || (r >= 0x13430 && r <= 0x1343F) ||
+			(r >= 0x1BCA0 && r <= 0x1BCA3) || (r >= 0x1D173 && r <= 0x1D17A) || (r >= 0xE0000 && r <= 0xE0FFF)
+	}
+}
+
 // cutLine cuts the line that starts at dst[start] to maxLineLen characters,
 // the last being "…". The cut never splits a character from the marks,
 // joiners and modifiers that complete it (an accent, an emoji sequence).
 func cutLine(dst []byte, start int) []byte {
+	return cutAt(dst, start, maxLineLen)
+}
+
+// cutAt is cutLine to limit (at most maxLineLen) characters.
+func cutAt(dst []byte, start, limit int) []byte {
 	line := dst[start:]
-	if len(line) <= maxLineLen {
+	if len(line) <= limit {
 		return dst // fewer bytes than the limit: fewer characters too
 	}
 	var offs [maxLineLen + 1]int
 	var runes [maxLineLen + 1]rune
 	n := 0
 	for i, r := range string(line) {
-		if n > maxLineLen {
+		if n > limit {
 			break
 		}
 		offs[n], runes[n] = i, r
 		n++
 	}
-	if n <= maxLineLen {
+	if n <= limit {
 		return dst
 	}
-	k := maxLineLen - 1
+	k := limit - 1
 	for k > 0 && (extends(runes[k]) || runes[k-1] == zeroWidthJoiner) {
 		k--
 	}

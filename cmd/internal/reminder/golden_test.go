@@ -2,6 +2,7 @@ package reminder
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/nowhook/nowhook/templates"
 )
@@ -294,7 +296,37 @@ func TestGoMatchesPython(t *testing.T) {
 		"deep":              "[" + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `,{"id":"deep"}]`,
 		"empty input":       "",
 		"null":              "null",
+		"100 KB title":      "[" + obj(`"id":"long","title":"`+strings.Repeat("title ", 100_000/6)+`","right_now_summary":"the summary shows"`) + "]",
 	}
+	// Each escape form and class of invisible character, and every
+	// invisible character, between letters.
+	// wants holds the reminder such cases print, on both paths.
+	wants := map[string]string{}
+	for _, c := range cleanCases {
+		f, _ := json.Marshal(c.in)
+		cases["clean: "+c.name] = "[" + obj(fmt.Sprintf(`"id":"c","title":%s,"status":%s,"right_now_summary":%s`, f, f, f)) + "]"
+		status, summary := c.want, c.want
+		if c.want == "" {
+			status, summary = "?", noSummary
+		}
+		wants["clean: "+c.name] = header + "- [P?][" + status + "] c: " + c.want + " — " + summary + "\n"
+	}
+	var all []string
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if invisible(r) {
+			all = append(all, string(r))
+		}
+	}
+	n := len(all)/200 + 1
+	cases["every invisible character"] = many(n, func(i int) string {
+		f, _ := json.Marshal("a" + strings.Join(all[i*200:min(len(all), i*200+200)], "") + "b")
+		return obj(fmt.Sprintf(`"id":"i%d","title":%s`, i, f))
+	})
+	wants["every invisible character"] = header
+	for i := range n {
+		wants["every invisible character"] += fmt.Sprintf("- [P?][?] i%d: ab — %s\n", i, noSummary)
+	}
+	wants["100 KB title"] = header + "- [P?][?] long: " + strings.Repeat("title ", 30) + "tit… — the summary shows\n"
 	proj := project(t)
 	wrapper := writeWrapper(t, 5*time.Second)
 	bin := toolDir(t, "python3", "timeout", "kbs")
@@ -313,6 +345,9 @@ func TestGoMatchesPython(t *testing.T) {
 			}
 			if out != got {
 				t.Fatalf("python3 fallback:\n%q\nGo path:\n%q\nGo log:\n%s\npython stderr:\n%s", out, got, log, stderr)
+			}
+			if want, ok := wants[name]; ok && got != want {
+				t.Fatalf("both paths printed:\n%q\nwant:\n%q", got, want)
 			}
 			if len(got) >= maxOutBytes {
 				t.Fatalf("%d bytes, want under %d", len(got), maxOutBytes)
