@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Errors travel as values; exit turns one into its message, its exit
@@ -75,27 +76,49 @@ func exit(command string, err error, stderr io.Writer) int {
 }
 
 // parseFlags parses a command's flags. --help prints about and the flags
-// to stdout (done); a bad flag prints them to stderr (a usage error); an
-// argument that is not a flag is a usage error too.
+// to stdout (done); a bad flag or an argument that is not a flag is a
+// usage error of one line that points at --help.
 func parseFlags(fs *flag.FlagSet, args []string, about string, std stdio) (done bool, err error) {
-	usage := func(w io.Writer) {
-		fmt.Fprint(w, about)
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			usage(std.out)
+			fmt.Fprint(std.out, about)
+			printFlags(std.out, fs)
 			return true, nil
 		}
-		fmt.Fprintf(std.err, "%s: %v\n\n", fs.Name(), err)
-		usage(std.err)
-		return true, errSilent{exitUsage}
+		return true, usageError("%s (%s --help lists the flags)", dashDash(err.Error()), fs.Name())
 	}
 	if fs.NArg() > 0 {
 		return true, usageError("unexpected argument %q", fs.Arg(0))
 	}
 	return false, nil
+}
+
+// dashDash writes the flag package's "-name" as the "--name" the README
+// and the help use.
+func dashDash(msg string) string {
+	for _, prefix := range []string{"flag: -", "flag -", "defined: -"} {
+		msg = strings.Replace(msg, prefix, prefix+"-", 1)
+	}
+	return msg
+}
+
+// printFlags prints the flags as flag.PrintDefaults does, but each with
+// two dashes, as they are written everywhere else.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		line += "\n    \t" + strings.ReplaceAll(usage, "\n", "\n    \t")
+		if def := f.DefValue; def != "" && def != "false" && def != "0" {
+			if name == "string" {
+				def = fmt.Sprintf("%q", def)
+			}
+			line += fmt.Sprintf(" (default %s)", def)
+		}
+		fmt.Fprintln(w, line)
+	})
 }

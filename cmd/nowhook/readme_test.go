@@ -1,11 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/templates"
 )
 
 // TestREADMEMatrix keeps the README's platform matrix equal to the table
@@ -17,5 +19,54 @@ func TestREADMEMatrix(t *testing.T) {
 	}
 	if !strings.Contains(string(readme), agent.Matrix()) {
 		t.Errorf("README.md's platform matrix differs from agent.Matrix(); replace it with:\n%s", agent.Matrix())
+	}
+}
+
+// TestREADMEFlags keeps each command's --help and the README's flag
+// table in step: every flag is printed with two dashes and has a row.
+func TestREADMEFlags(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, command := range []string{"setup", "remove"} {
+		var out, errOut strings.Builder
+		if code := run([]string{command, "--help"}, stdio{in: strings.NewReader(""), out: &out, err: &errOut}); code != 0 {
+			t.Fatalf("nowhook %s --help: exit %d, %s", command, code, errOut.String())
+		}
+		section := string(readme)
+		if i := strings.Index(section, "### `"+command+"` flags"); i >= 0 {
+			section = section[i:]
+			if j := strings.Index(section[1:], "\n### "); j >= 0 {
+				section = section[:j+1]
+			}
+		} else {
+			t.Fatalf("README.md has no \"### `%s` flags\" section", command)
+		}
+		for _, line := range strings.Split(out.String(), "\n") {
+			if strings.HasPrefix(line, "  -") && !strings.HasPrefix(line, "  --") {
+				t.Errorf("nowhook %s --help prints %q with one dash; the README writes two", command, line)
+			}
+			if !strings.HasPrefix(line, "  --") {
+				continue
+			}
+			name := strings.Fields(line)[0]
+			if !strings.Contains(section, "| `"+name) {
+				t.Errorf("README.md's %s flag table has no row for %s", command, name)
+			}
+		}
+	}
+}
+
+// TestREADMETemplateVersion keeps the README's "now N" equal to
+// templates.Version.
+func TestREADMETemplateVersion(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("(`templates.Version`, now %d)", templates.Version)
+	if !strings.Contains(string(readme), want) {
+		t.Errorf("README.md does not say %s", want)
 	}
 }

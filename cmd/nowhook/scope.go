@@ -83,7 +83,7 @@ func setupUser(o setupOptions, io stdio) error {
 		targets = append(targets, target{agent: ua, mode: agent.Reinject})
 	}
 	if !o.yes && !o.dryRun && !o.accessible && !isTerminal(io.in, io.out) {
-		fmt.Fprintln(io.err, noTerminal)
+		fmt.Fprintln(io.err, noTerminal+"\nNothing was written.")
 		return errSilent{exitUsage}
 	}
 	return reconcileUser(targets, agent.Options{Budget: o.budget, Force: o.force}, o.yes, o.dryRun, o.fullDiff, o.accessible, "setup", io)

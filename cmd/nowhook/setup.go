@@ -68,7 +68,7 @@ func setupCmd(args []string, io stdio) error {
 	fs.BoolVar(&o.trust, "trust-codex", false, "record the trust of our Codex hook in your Codex config, through codex app-server")
 	fs.BoolVar(&o.force, "force", false, "replace scripts at our paths and our Markdown blocks even when they were changed by hand (the old file is kept as FILE.bak)")
 	fs.BoolVar(&o.checkpoint, "checkpoint", false, "also install the checkpoint: near a full context the agent is told once to write its progress into its Kanbus issues (--checkpoint=false takes it away; without the flag each agent keeps what it has)")
-	fs.IntVar(&o.checkpointAt, "checkpoint-at", 0, "with --checkpoint: the share of the context window, in percent, at which it fires (default 85)")
+	fs.IntVar(&o.checkpointAt, "checkpoint-at", 0, "the share of the context window, in percent, at which the checkpoint fires (default 85; turns --checkpoint on)")
 	fs.BoolVar(&o.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask line by line, for screen readers (answers may come from a pipe)")
 	fs.StringVar(&o.scope, "scope", scopeProject, "project: the repository; user: your own settings of the agents named with --agents ("+strings.Join(userNames(), ", ")+"), read by every session on this machine wherever it starts")
 	const about = "Usage: nowhook setup [flags]\n\nInstalls the Kanbus compaction hook for the repository's agents, and takes\naway what nowhook installed for a mode an agent no longer uses.\n\nFlags:\n"
@@ -125,7 +125,7 @@ func setupCmd(args []string, io stdio) error {
 	}
 	if !o.yes {
 		if !o.accessible && !isTerminal(io.in, io.out) {
-			fmt.Fprintln(io.err, noTerminal) // SPEC's exact words
+			fmt.Fprintln(io.err, noTerminal+"\nNothing was written.") // SPEC's exact words, then README's promise for exit 2
 			return errSilent{exitUsage}
 		}
 		o.ask = newAsker(o.accessible, io)
@@ -160,7 +160,7 @@ func projectRoot(dir, command string) (string, error) {
 		root = top
 	}
 	if home, err := os.UserHomeDir(); err == nil && home != "" && sameDir(home, root) {
-		return "", usageError("%s is your home directory: the agents would read what nowhook writes here as your own settings for every project (~/.claude/settings.json, ~/.codex/), and the hook's relative command would fail in each of them; run nowhook %s in a project's repository (or pass --dir DIR)", root, command)
+		return "", usageError("%s is your home directory: the agents would read what nowhook writes here as your own settings for every project (~/.claude/settings.json, ~/.codex/), so the hook would run in every session on this machine (that is --scope user, for the agents that have it); run nowhook %s in a project's repository (or pass --dir DIR)", root, command)
 	}
 	return root, nil
 }
