@@ -7,15 +7,16 @@ import (
 	"strings"
 
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
 )
 
 // mdFile is a Markdown file at the repository root.
 type mdFile struct {
 	rel     string
-	raw     []byte
+	Raw     []byte
 	exists  bool
-	readErr error
+	ReadErr error
 }
 
 func readMD(root, rel string) *mdFile {
@@ -23,12 +24,12 @@ func readMD(root, rel string) *mdFile {
 	path := filepath.Join(root, rel)
 	if _, err := os.Stat(path); err != nil {
 		if !os.IsNotExist(err) {
-			m.exists, m.readErr = true, err
+			m.exists, m.ReadErr = true, err
 		}
 		return m
 	}
 	m.exists = true
-	m.raw, m.readErr = readBounded(path)
+	m.Raw, m.ReadErr = diag.ReadBounded(path)
 	return m
 }
 
@@ -43,10 +44,10 @@ type mdBlock struct {
 
 // block returns the named block, nil when the file has none.
 func (m *mdFile) block(name string) *mdBlock {
-	if m == nil || !m.exists || m.readErr != nil {
+	if m == nil || !m.exists || m.ReadErr != nil {
 		return nil
 	}
-	span, found, err := generate.FindBlock(m.raw, name)
+	span, found, err := generate.FindBlock(m.Raw, name)
 	if err != nil {
 		return &mdBlock{err: err}
 	}
@@ -74,8 +75,8 @@ func tableBlock(name string) (generate.Block, bool) {
 // writes it.
 func (d *doctor) blockFinding(m *mdFile, name, purpose, fix string) Finding {
 	f := Finding{Path: m.rel}
-	if m.readErr != nil {
-		f.Severity, f.Message = Error, fmt.Sprintf("%s cannot be read: %v", m.rel, m.readErr)
+	if m.ReadErr != nil {
+		f.Severity, f.Message = Error, fmt.Sprintf("%s cannot be read: %v", m.rel, m.ReadErr)
 		return f
 	}
 	b := m.block(name)

@@ -37,7 +37,7 @@ func TestBlockFindingEdited(t *testing.T) {
 		{"newer", strings.Replace(edited, marker, "kbs-now v99 -->", 1), Warn, "newer than this nowhook's", "upgrade nowhook"},
 	} {
 		d := &doctor{}
-		f := d.blockFinding(&mdFile{rel: "AGENTS.md", raw: []byte(c.md), exists: true}, block.Name, "no agent learns", "nowhook setup --yes")
+		f := d.blockFinding(&mdFile{rel: "AGENTS.md", Raw: []byte(c.md), exists: true}, block.Name, "no agent learns", "nowhook setup --yes")
 		if f.Severity != c.want || !strings.Contains(f.Message, c.message) || !strings.HasPrefix(f.Fix, c.fix) || (c.fix == "") != (f.Fix == "") {
 			t.Errorf("%s: got %v %q (fix %q), want %v %q (fix %q)", c.name, f.Severity, f.Message, f.Fix, c.want, c.message, c.fix)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
 )
 
@@ -42,10 +43,10 @@ func (checkpointCheck) Name() string { return "checkpoint" }
 // checkpointSpec returns the checkpoint's hook entry that handler h is,
 // or nil: h is one of the handlers scan found for it (by its event and
 // the script its command runs, as the table declares them).
-func (a *agent) checkpointSpec(h handler) *ourSpec {
+func (a *agent) checkpointSpec(h diag.Handler) *ourSpec {
 	for _, s := range a.checkpoint {
 		for _, o := range s.ours {
-			if o.file == h.file && o.at == h.at {
+			if o.File == h.File && o.At == h.At {
 				return s
 			}
 		}
@@ -91,7 +92,7 @@ func (d *doctor) checkpointAt(a *agent) (at int, ok bool) {
 		if !isCheckpointScript(sc) {
 			continue
 		}
-		if b, err := readBounded(d.repoPath(sc.File)); err == nil {
+		if b, err := diag.ReadBounded(d.repoPath(sc.File)); err == nil {
 			if at, ok := agentpkg.CheckpointIn(b); ok {
 				return at, true
 			}
@@ -185,7 +186,7 @@ func (d *doctor) checkpointEntries(a *agent, whole bool) []Finding {
 			}
 			events[s.script] = append(events[s.script], desc)
 			if path == "" {
-				path = h.file.show
+				path = h.File.Show
 			}
 		}
 	}
@@ -211,41 +212,41 @@ func (d *doctor) checkpointEntries(a *agent, whole bool) []Finding {
 // checkpointShape checks one handler of a checkpoint entry as the agent
 // reads it, and describes it: `PostToolUse (.claude/settings.json:17,
 // matcher "*", timeout 10s)`.
-func (d *doctor) checkpointShape(a *agent, s *ourSpec, h handler, want generate.Hook, budget time.Duration, hasBudget bool) (string, []Finding) {
+func (d *doctor) checkpointShape(a *agent, s *ourSpec, h diag.Handler, want generate.Hook, budget time.Duration, hasBudget bool) (string, []Finding) {
 	fix := d.checkpointFix(a)
-	if h.file.user {
-		fix = "correct the entry in " + h.file.show + " by hand, or delete it and run " + fix
+	if h.File.User {
+		fix = "correct the entry in " + h.File.Show + " by hand, or delete it and run " + fix
 	}
 	var out []Finding
 	bad := func(sev Severity, format string, args ...any) {
-		out = append(out, Finding{Severity: sev, Path: h.file.show, Message: h.where() + ": " + fmt.Sprintf(format, args...), Fix: fix})
+		out = append(out, Finding{Severity: sev, Path: h.File.Show, Message: h.Where() + ": " + fmt.Sprintf(format, args...), Fix: fix})
 	}
-	if h.file.dropped != nil || (a.dropsWholeFile() && len(h.file.shape) > 0) {
+	if h.File.Dropped != nil || (a.dropsWholeFile() && len(h.File.Shape) > 0) {
 		bad(Warn, "%s drops this whole file (see %s.hooks-file), so this %s hook never runs", a.p.Title, a.p.Name, s.schema.Event)
 		return "", out
 	}
 	grouped := a.p.Hooks.Layout == agentpkg.LayoutGrouped
-	if grouped && !h.wrapped {
+	if grouped && !h.Wrapped {
 		bad(Warn, `is a handler placed directly in %s, without the group wrapper {"matcher": ..., "hooks": [...]}; %s rejects it`, s.schema.Event, a.p.Title)
 		return "", out
 	}
-	how := []string{fmt.Sprintf("%s:%d", h.file.show, h.line)}
+	how := []string{fmt.Sprintf("%s:%d", h.File.Show, h.Line)}
 	wantMatcher, _ := memberValue(want.Entry, "matcher").(string)
 	switch {
-	case h.badMatch:
+	case h.BadMatch:
 		bad(Warn, "the group's matcher is not a string; %s rejects the group", a.p.Title)
-	case wantMatcher != "" && !matchMatcher(h.matcher, wantMatcher).all:
-		bad(Warn, "the group's matcher %q selects only some tools, so the checkpoint runs only after those and a climb through the others goes unnoticed", *h.matcher)
-	case wantMatcher != "" && h.matcher != nil:
-		how = append(how, fmt.Sprintf("matcher %q", *h.matcher))
+	case wantMatcher != "" && !matchMatcher(h.Matcher, wantMatcher).all:
+		bad(Warn, "the group's matcher %q selects only some tools, so the checkpoint runs only after those and a climb through the others goes unnoticed", *h.Matcher)
+	case wantMatcher != "" && h.Matcher != nil:
+		how = append(how, fmt.Sprintf("matcher %q", *h.Matcher))
 	}
-	if t, ok := h.obj["type"].(string); !ok || t != "command" {
-		bad(Warn, `has "type": %s; %s runs only "command" handlers here`, jsonText(h.obj["type"]), a.p.Title)
+	if t, ok := h.Obj["type"].(string); !ok || t != "command" {
+		bad(Warn, `has "type": %s; %s runs only "command" handlers here`, jsonText(h.Obj["type"]), a.p.Title)
 	}
-	if _, ok := h.obj["command"].(string); !ok {
+	if _, ok := h.Obj["command"].(string); !ok {
 		bad(Warn, `"command" is not a string; %s needs one command string`, a.p.Title)
 	}
-	if raw, ok := h.obj["timeout"]; ok {
+	if raw, ok := h.Obj["timeout"]; ok {
 		n, isNum := raw.(json.Number)
 		secs, err := strconv.ParseFloat(n.String(), 64)
 		switch {
@@ -259,11 +260,11 @@ func (d *doctor) checkpointShape(a *agent, s *ourSpec, h handler, want generate.
 			how = append(how, "timeout "+n.String()+"s")
 		}
 	}
-	if async, ok := h.obj["async"]; ok && async != false {
+	if async, ok := h.Obj["async"]; ok && async != false {
 		bad(Warn, `has "async": %s; %s adds nothing from an async hook to the context`, jsonText(async), a.p.Title)
 	}
-	if wantCmd := entryCommand(want); wantCmd != "" && h.command != wantCmd && len(out) == 0 {
-		bad(Info, "runs %s with the older command %q; setup replaces it in place with %q", s.script, h.command, wantCmd)
+	if wantCmd := entryCommand(want); wantCmd != "" && h.Command != wantCmd && len(out) == 0 {
+		bad(Info, "runs %s with the older command %q; setup replaces it in place with %q", s.script, h.Command, wantCmd)
 	}
 	return s.schema.Event + " (" + strings.Join(how, ", ") + ")", out
 }
@@ -439,7 +440,7 @@ func (checkpointCheck) Start(ctx context.Context, d *doctor, a *agent) {
 		event := s.schema.Event
 		fu := start(func() cpProbe {
 			r := cpProbe{event: event, pct: pct}
-			r.res = runProc(ctx, proc{argv: []string{a.p.Hooks.Shell, "-c", h.command}, dir: d.root, env: env, stdin: append(payload, '\n'), limit: limit})
+			r.res = runProc(ctx, proc{argv: []string{a.p.Hooks.Shell, "-c", h.Command}, dir: d.root, env: env, stdin: append(payload, '\n'), limit: limit})
 			pids := readPids(fk.calls)
 			r.calls, r.strays = len(pids), killStrays(pids)
 			return r

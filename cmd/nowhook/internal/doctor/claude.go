@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
 )
 
@@ -38,10 +39,10 @@ var claudeTranscript = transcriptProbe{
 var claudeDisabledCheck = checkFunc{"disabled", func(d *doctor, a *agent) []Finding {
 	var out []Finding
 	for _, f := range a.files {
-		if v, ok := f.doc["disableAllHooks"]; ok && v == true {
-			out = append(out, Finding{Severity: Error, Path: f.show,
-				Message: fmt.Sprintf("%s sets \"disableAllHooks\": true, so %s runs no hooks at all, the compact hook included", f.show, a.p.Title),
-				Fix:     `delete "disableAllHooks": true from ` + f.show})
+		if v, ok := f.Doc["disableAllHooks"]; ok && v == true {
+			out = append(out, Finding{Severity: Error, Path: f.Show,
+				Message: fmt.Sprintf("%s sets \"disableAllHooks\": true, so %s runs no hooks at all, the compact hook included", f.Show, a.p.Title),
+				Fix:     `delete "disableAllHooks": true from ` + f.Show})
 		}
 	}
 	return out
@@ -51,20 +52,20 @@ var claudeDisabledCheck = checkFunc{"disabled", func(d *doctor, a *agent) []Find
 // files once, but every different spelling of the same reminder once more.
 var claudeTwiceCheck = checkFunc{"twice", func(d *doctor, a *agent) []Finding {
 	entry := a.p.HookEntries()[0].Hook
-	byCommand := map[string][]handler{}
+	byCommand := map[string][]diag.Handler{}
 	var commands []string
 	for _, f := range a.files {
-		for _, h := range f.handlers {
-			if h.event != entry.File.Event || !h.wrapped || !matchMatcher(h.matcher, "compact").matches || !d.handlerRunsReminder(a, h) {
+		for _, h := range f.Handlers {
+			if h.Event != entry.File.Event || !h.Wrapped || !matchMatcher(h.Matcher, "compact").matches || !d.handlerRunsReminder(a, h) {
 				continue
 			}
-			if u := a.p.Scope.User; u != nil && u.Ours(h.command) {
+			if u := a.p.Scope.User; u != nil && u.Ours(h.Command) {
 				continue // the user-scope hook prints nothing where the project's runs
 			}
-			if _, seen := byCommand[h.command]; !seen {
-				commands = append(commands, h.command)
+			if _, seen := byCommand[h.Command]; !seen {
+				commands = append(commands, h.Command)
 			}
-			byCommand[h.command] = append(byCommand[h.command], h)
+			byCommand[h.Command] = append(byCommand[h.Command], h)
 		}
 	}
 	if len(commands) < 2 {
@@ -78,9 +79,9 @@ var claudeTwiceCheck = checkFunc{"twice", func(d *doctor, a *agent) []Finding {
 	current := entryCommand(entry.Hook(agentpkg.Options{Budget: d.budget()}))
 	for _, c := range commands {
 		h := byCommand[c][0]
-		where = append(where, fmt.Sprintf("%q at %s", c, h.where()))
+		where = append(where, fmt.Sprintf("%q at %s", c, h.Where()))
 		for _, h := range byCommand[c] {
-			inProject := !h.file.user && h.file.show == entry.File.Path
+			inProject := !h.File.User && h.File.Show == entry.File.Path
 			if (inProject && !ours(c)) || (!inProject && c != current) {
 				bySetup = false
 			}
@@ -90,7 +91,7 @@ var claudeTwiceCheck = checkFunc{"twice", func(d *doctor, a *agent) []Finding {
 	if !bySetup {
 		fix = "keep one of them and delete the others by hand"
 	}
-	return []Finding{{Severity: Warn, Path: byCommand[commands[0]][0].file.show,
+	return []Finding{{Severity: Warn, Path: byCommand[commands[0]][0].File.Show,
 		Message: fmt.Sprintf("the reminder runs %d times after each compaction: %d different commands run it (%s); %s runs a byte-identical command once, each other spelling again",
 			len(commands), len(commands), strings.Join(where, "; "), a.p.Title),
 		Fix: fix}}
@@ -132,8 +133,8 @@ func blocker(text []byte) (line int, what string, ok bool) {
 var claudeBlockingCheck = checkFunc{"precompact-block", func(d *doctor, a *agent) []Finding {
 	var out []Finding
 	for _, f := range a.files {
-		for _, h := range f.handlers {
-			if h.event != "PreCompact" {
+		for _, h := range f.Handlers {
+			if h.Event != "PreCompact" {
 				continue
 			}
 			ourScript := ""
@@ -141,12 +142,12 @@ var claudeBlockingCheck = checkFunc{"precompact-block", func(d *doctor, a *agent
 				ourScript = d.repoPath(s.script)
 			}
 			cause, fix := "", ""
-			if _, what, ok := blocker([]byte(h.command)); ok {
+			if _, what, ok := blocker([]byte(h.Command)); ok {
 				cause = "its command " + what
-				fix = "change the PreCompact command at " + h.where() + ` so that it exits 0 and prints no {"decision": "block"}, or delete the entry`
+				fix = "change the PreCompact command at " + h.Where() + ` so that it exits 0 and prints no {"decision": "block"}, or delete the entry`
 			} else {
-				for _, p := range d.commandFiles(a, h.command) {
-					b, err := readBounded(p)
+				for _, p := range d.commandFiles(a, h.Command) {
+					b, err := diag.ReadBounded(p)
 					if err != nil {
 						continue
 					}
@@ -154,8 +155,8 @@ var claudeBlockingCheck = checkFunc{"precompact-block", func(d *doctor, a *agent
 						continue
 					}
 					if line, what, ok := blocker(b); ok {
-						cause = fmt.Sprintf("%s:%d %s", d.show(p), line, what)
-						fix = fmt.Sprintf(`edit %s (line %d) so that it exits 0 and prints no {"decision": "block"}, or delete the PreCompact entry at %s`, d.show(p), line, h.where())
+						cause = fmt.Sprintf("%s:%d %s", d.Show(p), line, what)
+						fix = fmt.Sprintf(`edit %s (line %d) so that it exits 0 and prints no {"decision": "block"}, or delete the PreCompact entry at %s`, d.Show(p), line, h.Where())
 						break
 					}
 				}
@@ -163,8 +164,8 @@ var claudeBlockingCheck = checkFunc{"precompact-block", func(d *doctor, a *agent
 			if cause == "" {
 				continue
 			}
-			out = append(out, Finding{Severity: Error, Path: f.show,
-				Message: fmt.Sprintf("%s: this PreCompact hook can block compaction (%s); %s then does not compact, and at the context limit that can deadlock the session", h.where(), cause, a.p.Title),
+			out = append(out, Finding{Severity: Error, Path: f.Show,
+				Message: fmt.Sprintf("%s: this PreCompact hook can block compaction (%s); %s then does not compact, and at the context limit that can deadlock the session", h.Where(), cause, a.p.Title),
 				Fix:     fix})
 		}
 	}
@@ -205,7 +206,7 @@ var claudeMDCheck = checkFunc{"md", func(d *doctor, a *agent) []Finding {
 		// block (a CLAUDE.md the user wrote after setup), the block still
 		// reaches Claude Code from the other, and setup moves it.
 		var other *mdFile
-		if m.block(b.Block.Name) == nil && m.readErr == nil {
+		if m.block(b.Block.Name) == nil && m.ReadErr == nil {
 			for _, o := range elsewhere {
 				if om := readMD(d.root, o.File); o.Block.Name == b.Block.Name && om.block(o.Block.Name) != nil && om.block(o.Block.Name).err == nil {
 					other = om

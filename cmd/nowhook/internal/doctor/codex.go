@@ -14,6 +14,7 @@ import (
 
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
 )
 
@@ -50,32 +51,32 @@ var codexRollout = transcriptProbe{
 
 // tomlFile is a Codex config.toml, read only.
 type tomlFile struct {
-	abs, show string
+	Abs, Show string
 	exists    bool
 	err       string // why Codex cannot read it, with line:column
-	doc       map[string]any
+	Doc       map[string]any
 }
 
 func (d *doctor) readTOML(abs string) *tomlFile {
-	t := &tomlFile{abs: abs, show: d.show(abs)}
+	t := &tomlFile{Abs: abs, Show: d.Show(abs)}
 	if !exists(abs) {
 		return t
 	}
 	t.exists = true
-	b, err := readBounded(abs)
+	b, err := diag.ReadBounded(abs)
 	if err != nil {
-		t.err = fmt.Sprintf("%s cannot be read: %v", t.show, err)
+		t.err = fmt.Sprintf("%s cannot be read: %v", t.Show, err)
 		return t
 	}
-	if err := toml.Unmarshal(b, &t.doc); err != nil {
+	if err := toml.Unmarshal(b, &t.Doc); err != nil {
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
 			line, col := de.Position()
-			t.err = fmt.Sprintf("%s:%d:%d: is not valid TOML (%s)", t.show, line, col, de.Error())
+			t.err = fmt.Sprintf("%s:%d:%d: is not valid TOML (%s)", t.Show, line, col, de.Error())
 		} else {
-			t.err = fmt.Sprintf("%s: is not valid TOML (%v)", t.show, err)
+			t.err = fmt.Sprintf("%s: is not valid TOML (%v)", t.Show, err)
 		}
-		t.doc = nil
+		t.Doc = nil
 	}
 	return t
 }
@@ -110,19 +111,19 @@ var codexConfigCheck = checkFunc{"config", func(d *doctor, a *agent) []Finding {
 		if !t.exists {
 			continue
 		}
-		f := Finding{Path: t.show}
+		f := Finding{Path: t.Show}
 		if t.err != "" {
 			f.Severity = Error
 			f.Message = t.err + "; Codex refuses to start with it"
 			f.Fix = "correct the TOML by hand (codex exec --strict-config names every problem)"
 		} else {
-			f.Message = t.show + " parses as TOML"
+			f.Message = t.Show + " parses as TOML"
 		}
 		out = append(out, f)
 	}
-	if project.doc != nil && table(project.doc, "hooks", "state") != nil {
-		out = append(out, Finding{Severity: Warn, Path: project.show,
-			Message: project.show + " has [hooks.state] trust entries, which Codex ignores there: trust counts only in " + user.show,
+	if project.Doc != nil && table(project.Doc, "hooks", "state") != nil {
+		out = append(out, Finding{Severity: Warn, Path: project.Show,
+			Message: project.Show + " has [hooks.state] trust entries, which Codex ignores there: trust counts only in " + user.Show,
 			Fix:     d.setupFix(a.p.Name, "--trust-codex")})
 	}
 	return out
@@ -136,7 +137,7 @@ var codexFeaturesCheck = checkFunc{"features", func(d *doctor, a *agent) []Findi
 	var effective *tomlFile
 	var effectiveKey string
 	for _, t := range []*tomlFile{user, project} {
-		features := table(t.doc, "features")
+		features := table(t.Doc, "features")
 		for _, key := range []string{"codex_hooks", "hooks"} {
 			if v, ok := features[key].(bool); ok {
 				if !v {
@@ -148,9 +149,9 @@ var codexFeaturesCheck = checkFunc{"features", func(d *doctor, a *agent) []Findi
 		}
 	}
 	if effective != nil {
-		out = append(out, Finding{Severity: Error, Path: effective.show,
-			Message: fmt.Sprintf("%s sets [features] %s = false, so Codex runs no hooks at all, the compact hook included", effective.show, effectiveKey),
-			Fix:     fmt.Sprintf("delete `%s = false` from [features] in %s", effectiveKey, effective.show)})
+		out = append(out, Finding{Severity: Error, Path: effective.Show,
+			Message: fmt.Sprintf("%s sets [features] %s = false, so Codex runs no hooks at all, the compact hook included", effective.Show, effectiveKey),
+			Fix:     fmt.Sprintf("delete `%s = false` from [features] in %s", effectiveKey, effective.Show)})
 	}
 	return out
 }}
@@ -161,14 +162,14 @@ var codexLayersCheck = checkFunc{"layers", func(d *doctor, a *agent) []Finding {
 	user, project := d.codexLayers()
 	var out []Finding
 	for _, t := range []*tomlFile{user, project} {
-		inline := inlineHookEvents(t.doc)
-		hooksJSON := filepath.Join(filepath.Dir(t.abs), "hooks.json")
+		inline := inlineHookEvents(t.Doc)
+		hooksJSON := filepath.Join(filepath.Dir(t.Abs), "hooks.json")
 		if len(inline) == 0 || !exists(hooksJSON) {
 			continue
 		}
-		out = append(out, Finding{Severity: Warn, Path: t.show,
-			Message: fmt.Sprintf("%s and inline [hooks.%s] in %s are in one layer: Codex loads both and warns at every start", d.show(hooksJSON), strings.Join(inline, "], [hooks."), t.show),
-			Fix:     fmt.Sprintf("move the [hooks.%s] tables from %s into %s", strings.Join(inline, "], [hooks."), t.show, d.show(hooksJSON))})
+		out = append(out, Finding{Severity: Warn, Path: t.Show,
+			Message: fmt.Sprintf("%s and inline [hooks.%s] in %s are in one layer: Codex loads both and warns at every start", d.Show(hooksJSON), strings.Join(inline, "], [hooks."), t.Show),
+			Fix:     fmt.Sprintf("move the [hooks.%s] tables from %s into %s", strings.Join(inline, "], [hooks."), t.Show, d.Show(hooksJSON))})
 	}
 	return out
 }}
@@ -242,13 +243,13 @@ func (codexTrustCheck) Run(d *doctor, a *agent) []Finding {
 
 // wrappedOurs lists our handlers in files (the compact hook's and the
 // checkpoint's) that Codex can key: wrapped in a matcher group.
-func wrappedOurs(a *agent, files []*hookFile) []handler {
-	var ours []handler
+func wrappedOurs(a *agent, files []*diag.HookFile) []diag.Handler {
+	var ours []diag.Handler
 	for _, s := range append(append([]*ourSpec(nil), a.specs...), a.checkpoint...) {
 		runs := generate.RunsScript(s.script)
 		for _, f := range files {
-			for _, h := range f.handlers {
-				if h.event == s.schema.Event && runs(h.command) && h.wrapped && h.index >= 0 {
+			for _, h := range f.Handlers {
+				if h.Event == s.schema.Event && runs(h.Command) && h.Wrapped && h.Index >= 0 {
 					ours = append(ours, h)
 				}
 			}
@@ -262,22 +263,22 @@ func wrappedOurs(a *agent, files []*hookFile) []handler {
 // does not load; the user-level ones stay. The finding says so, and is an
 // error when main's file has no hook of ours: Codex then runs none in the
 // worktree's sessions.
-func (d *doctor) worktreeHooks(a *agent, ours []handler, file, main string) ([]handler, Finding) {
-	var kept []handler
+func (d *doctor) worktreeHooks(a *agent, ours []diag.Handler, file, main string) ([]diag.Handler, Finding) {
+	var kept []diag.Handler
 	for _, h := range ours {
-		if h.file.user {
+		if h.File.User {
 			kept = append(kept, h)
 		}
 	}
-	var fromMain []handler
-	if mf := readHookFile(file, d.show(file), false, a.p); mf != nil {
-		fromMain = wrappedOurs(a, []*hookFile{mf})
+	var fromMain []diag.Handler
+	if mf := diag.ReadHookFile(file, d.Show(file), false, hookFormat(a.p)); mf != nil {
+		fromMain = wrappedOurs(a, []*diag.HookFile{mf})
 	}
-	shown := d.show(file)
+	shown := d.Show(file)
 	if len(fromMain) == 0 {
 		return nil, Finding{Severity: Error, Path: shown,
 			Message: fmt.Sprintf("this is a git worktree of %s, and Codex loads a worktree's project hooks from the main checkout's %s, not from .codex/hooks.json here; that file has no hook of nowhook's, so Codex runs none in sessions started in this worktree", main, shown),
-			Fix:     "bring .codex/ into the main checkout (commit it here and merge it there), or set it up there: nowhook setup --yes --agents " + a.p.Name + " --dir " + shellQuote(main)}
+			Fix:     "bring .codex/ into the main checkout (commit it here and merge it there), or set it up there: nowhook setup --yes --agents " + a.p.Name + " --dir " + diag.ShellQuote(main)}
 	}
 	return append(fromMain, kept...), Finding{Path: shown,
 		Message: fmt.Sprintf("this is a git worktree of %s: Codex loads its project hooks from the main checkout's %s, which has nowhook's hook, and takes its project trust from there too; the trust below is that of the main checkout's entries", main, shown)}
@@ -300,12 +301,12 @@ func (d *doctor) listCodex(ctx context.Context, bin string) codexListing {
 }
 
 // hookKey is a handler's [hooks.state] key, with the file as Codex sees it.
-func hookKey(h handler) string {
-	abs := h.file.abs
+func hookKey(h diag.Handler) string {
+	abs := h.File.Abs
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	return generate.CodexHookKey(abs, h.event, h.group, h.index)
+	return generate.CodexHookKey(abs, h.Event, h.Group, h.Index)
 }
 
 func (d *doctor) canonicalRoot() string {
@@ -315,17 +316,17 @@ func (d *doctor) canonicalRoot() string {
 	return d.root
 }
 
-func (d *doctor) trustComputed(a *agent, ours []handler, source, fix string) []Finding {
+func (d *doctor) trustComputed(a *agent, ours []diag.Handler, source, fix string) []Finding {
 	user, _ := d.codexLayers()
 	if user.err != "" {
-		return []Finding{{Severity: Warn, Path: user.show,
-			Message: "cannot tell whether Codex trusts the hook: " + user.err + " (" + source + ")", Fix: "correct " + user.show}}
+		return []Finding{{Severity: Warn, Path: user.Show,
+			Message: "cannot tell whether Codex trusts the hook: " + user.err + " (" + source + ")", Fix: "correct " + user.Show}}
 	}
 	var out []Finding
 	root := d.canonicalRoot()
 	needsProject := false
 	for _, h := range ours {
-		if !h.file.user {
+		if !h.File.User {
 			needsProject = true
 		}
 	}
@@ -338,7 +339,7 @@ func (d *doctor) trustComputed(a *agent, ours []handler, source, fix string) []F
 		}
 		level, at := "", roots[len(roots)-1]
 		for _, r := range roots {
-			if l, ok := table(user.doc, "projects", r)["trust_level"].(string); ok {
+			if l, ok := table(user.Doc, "projects", r)["trust_level"].(string); ok {
 				level, at = l, r
 				break
 			}
@@ -354,30 +355,30 @@ func (d *doctor) trustComputed(a *agent, ours []handler, source, fix string) []F
 					state = fmt.Sprintf("sets trust_level = %q for %s, the main checkout of this worktree", level, at)
 				}
 			}
-			out = append(out, Finding{Severity: Warn, Path: user.show,
-				Message: fmt.Sprintf("Codex does not load .codex/ here: %s %s, so Codex skips every project hook without a word (%s)", user.show, state, source),
+			out = append(out, Finding{Severity: Warn, Path: user.Show,
+				Message: fmt.Sprintf("Codex does not load .codex/ here: %s %s, so Codex skips every project hook without a word (%s)", user.Show, state, source),
 				Fix:     fix})
 		}
 	}
-	states := table(user.doc, "hooks", "state")
+	states := table(user.Doc, "hooks", "state")
 	for _, h := range ours {
 		key := hookKey(h)
-		hash, err := generate.CodexHookHash(h.event, h.groupJSON, h.index)
+		hash, err := generate.CodexHookHash(h.Event, h.GroupJSON, h.Index)
 		if err != nil {
-			out = append(out, Finding{Severity: Error, Path: h.file.show,
-				Message: fmt.Sprintf("%s: Codex cannot load this hook: %v", h.where(), err), Fix: d.setupFix(a.p.Name)})
+			out = append(out, Finding{Severity: Error, Path: h.File.Show,
+				Message: fmt.Sprintf("%s: Codex cannot load this hook: %v", h.Where(), err), Fix: d.setupFix(a.p.Name)})
 			continue
 		}
 		recorded, _ := table(states, key)["trusted_hash"].(string)
-		f := Finding{Path: h.file.show, Severity: Warn, Fix: fix}
+		f := Finding{Path: h.File.Show, Severity: Warn, Fix: fix}
 		switch {
 		case recorded == "":
-			f.Message = fmt.Sprintf("%s is not trusted: %s has no [hooks.state.%s], so Codex skips the hook without a word (%s)", h.where(), user.show, codexapp.TOMLKey(key), source)
+			f.Message = fmt.Sprintf("%s is not trusted: %s has no [hooks.state.%s], so Codex skips the hook without a word (%s)", h.Where(), user.Show, codexapp.TOMLKey(key), source)
 		case recorded != hash:
-			f.Message = fmt.Sprintf("%s changed since it was trusted: %s holds %s, the hook's hash is now %s, so Codex skips it without a word (%s)", h.where(), user.show, short(recorded), short(hash), source)
+			f.Message = fmt.Sprintf("%s changed since it was trusted: %s holds %s, the hook's hash is now %s, so Codex skips it without a word (%s)", h.Where(), user.Show, short(recorded), short(hash), source)
 		default:
 			f.Severity, f.Fix = OK, ""
-			f.Message = fmt.Sprintf("%s is trusted: %s holds its current hash %s (%s)", h.where(), user.show, short(hash), source)
+			f.Message = fmt.Sprintf("%s is trusted: %s holds its current hash %s (%s)", h.Where(), user.Show, short(hash), source)
 		}
 		out = append(out, f)
 	}
@@ -398,7 +399,7 @@ type codexListing struct {
 	err       error
 }
 
-func (d *doctor) trustFromListing(ours []handler, res codexListing, fix string) []Finding {
+func (d *doctor) trustFromListing(ours []diag.Handler, res codexListing, fix string) []Finding {
 	l := res.listing
 	source := "reported by codex app-server hooks/list"
 	if m := versionRE.FindStringSubmatch(res.userAgent); m != nil {
@@ -409,7 +410,7 @@ func (d *doctor) trustFromListing(ours []handler, res codexListing, fix string) 
 		out = append(out, Finding{Severity: Warn, Message: "codex warns: " + w})
 	}
 	for _, e := range l.Errors {
-		out = append(out, Finding{Severity: Error, Path: d.show(e.Path), Message: "codex reports an error in " + d.show(e.Path) + ": " + e.Message})
+		out = append(out, Finding{Severity: Error, Path: d.Show(e.Path), Message: "codex reports an error in " + d.Show(e.Path) + ": " + e.Message})
 	}
 	if l.ConfigError != "" {
 		out = append(out, Finding{Severity: Error, Message: "codex cannot read its configuration: " + l.ConfigError})
@@ -423,24 +424,24 @@ func (d *doctor) trustFromListing(ours []handler, res codexListing, fix string) 
 	}
 	for _, h := range ours {
 		key := hookKey(h)
-		f := Finding{Path: h.file.show, Severity: Warn, Fix: fix}
+		f := Finding{Path: h.File.Show, Severity: Warn, Fix: fix}
 		listed, ok := l.Hook(key)
 		switch {
-		case !ok && projectSkipped && !h.file.user:
+		case !ok && projectSkipped && !h.File.User:
 			continue // said above
 		case !ok:
-			f.Message = fmt.Sprintf("%s: codex does not list this hook (key %s), so it never runs it (%s)", h.where(), key, source)
+			f.Message = fmt.Sprintf("%s: codex does not list this hook (key %s), so it never runs it (%s)", h.Where(), key, source)
 			f.Fix = ""
 			if len(l.Warnings) == 0 {
 				f.Severity = Error
 			}
 		case listed.TrustStatus == codexapp.StatusTrusted || listed.TrustStatus == codexapp.StatusManaged:
 			f.Severity, f.Fix = OK, ""
-			f.Message = fmt.Sprintf("%s is %s (%s)", h.where(), listed.TrustStatus, source)
+			f.Message = fmt.Sprintf("%s is %s (%s)", h.Where(), listed.TrustStatus, source)
 		case listed.TrustStatus == codexapp.StatusModified:
-			f.Message = fmt.Sprintf("%s changed since it was trusted, so Codex skips it without a word (%s)", h.where(), source)
+			f.Message = fmt.Sprintf("%s changed since it was trusted, so Codex skips it without a word (%s)", h.Where(), source)
 		default:
-			f.Message = fmt.Sprintf("%s is %s: Codex skips it without a word (%s)", h.where(), listed.TrustStatus, source)
+			f.Message = fmt.Sprintf("%s is %s: Codex skips it without a word (%s)", h.Where(), listed.TrustStatus, source)
 		}
 		out = append(out, f)
 	}
@@ -462,8 +463,8 @@ var codexDocCapCheck = checkFunc{"agents-md-cap", func(d *doctor, a *agent) []Fi
 	user, project := d.codexLayers()
 	limit, source := int64(defaultDocMax), "Codex's default"
 	for _, t := range []*tomlFile{user, project} {
-		if v, ok := t.doc["project_doc_max_bytes"].(int64); ok {
-			limit, source = v, "set in "+t.show
+		if v, ok := t.Doc["project_doc_max_bytes"].(int64); ok {
+			limit, source = v, "set in "+t.Show
 		}
 	}
 	f := Finding{Path: "AGENTS.md"}
@@ -472,11 +473,11 @@ var codexDocCapCheck = checkFunc{"agents-md-cap", func(d *doctor, a *agent) []Fi
 	case int64(span.Start) >= limit:
 		f.Severity = Error
 		f.Message = fmt.Sprintf("the kbs-now block starts at byte %d of AGENTS.md, beyond project_doc_max_bytes = %d (%s): Codex never sees it", span.Start, limit, source)
-		f.Fix = "move the nowhook kbs-now block (with its markers) nearer the top of AGENTS.md, or raise project_doc_max_bytes in " + user.show
+		f.Fix = "move the nowhook kbs-now block (with its markers) nearer the top of AGENTS.md, or raise project_doc_max_bytes in " + user.Show
 	case int64(span.End) > limit:
 		f.Severity = Warn
 		f.Message = fmt.Sprintf("the kbs-now block ends at byte %d of AGENTS.md, beyond project_doc_max_bytes = %d (%s): Codex sees it cut", span.End, limit, source)
-		f.Fix = "move the nowhook kbs-now block (with its markers) nearer the top of AGENTS.md, or raise project_doc_max_bytes in " + user.show
+		f.Fix = "move the nowhook kbs-now block (with its markers) nearer the top of AGENTS.md, or raise project_doc_max_bytes in " + user.Show
 	default:
 		f.Message = fmt.Sprintf("the kbs-now block (bytes %d-%d of AGENTS.md) is within project_doc_max_bytes = %d (%s)", span.Start, span.End, limit, source)
 	}

@@ -31,6 +31,7 @@ import (
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/generate"
 	"github.com/nowhook/nowhook/templates"
@@ -345,7 +346,7 @@ func newDoctor(o Options) *doctor {
 	}
 	d.home = osutil.Getenv(d.env, "HOME")
 	if o.Dir != "" {
-		d.dirFlag = " --dir " + shellQuote(o.Dir)
+		d.dirFlag = " --dir " + diag.ShellQuote(o.Dir)
 	}
 	return d
 }
@@ -354,9 +355,9 @@ func newDoctor(o Options) *doctor {
 type agent struct {
 	p        *agentpkg.Agent
 	evidence []string
-	files    []*hookFile   // the hook files that exist, in the table's order
-	specs    []*ourSpec    // the hook entries setup writes for this platform
-	mode     agentpkg.Mode // what nowhook set up for it; "" for nothing
+	files    []*diag.HookFile // the hook files that exist, in the table's order
+	specs    []*ourSpec       // the hook entries setup writes for this platform
+	mode     agentpkg.Mode    // what nowhook set up for it; "" for nothing
 	// listing is the agent's own report of its hooks and their trust
 	// (Codex's app-server), when its checks asked for one; listingSkipped
 	// says why it was not asked.
@@ -376,7 +377,7 @@ func (a *agent) present() bool {
 		return true
 	}
 	for _, f := range a.files {
-		if !f.user {
+		if !f.User {
 			return true
 		}
 	}
@@ -391,7 +392,7 @@ type ourSpec struct {
 	schema generate.HookFile
 	hook   func(budget time.Duration) generate.Hook
 	script string
-	ours   []handler // our handlers, in any of the agent's hook files
+	ours   []diag.Handler // our handlers, in any of the agent's hook files
 }
 
 // scan reads every platform's hook files and finds our entries.
@@ -402,7 +403,7 @@ func (d *doctor) scan() {
 		a := &agent{p: fa.Agent, evidence: fa.Evidence}
 		for _, path := range a.p.Hooks.Files {
 			abs, user := d.expand(path)
-			if f := readHookFile(abs, d.show(abs), user, a.p); f != nil {
+			if f := diag.ReadHookFile(abs, d.Show(abs), user, hookFormat(a.p)); f != nil {
 				a.files = append(a.files, f)
 			}
 		}
@@ -423,9 +424,9 @@ func (d *doctor) scan() {
 			}
 		}
 		for _, f := range a.files {
-			f.dropped = agentCheck(a, f)
-			if f.readErr == nil && f.dropped == nil {
-				f.refused = refusal(a, f)
+			f.Dropped = agentCheck(a, f)
+			if f.ReadErr == nil && f.Dropped == nil {
+				f.Refused = refusal(a, f)
 			}
 		}
 		if a.mode == "" && len(a.evidence) > 0 && d.agentsMD.block(agentpkg.OnDemandBlock.Block.Name) != nil {
@@ -443,8 +444,8 @@ func (a *agent) spec(mode agentpkg.Mode, entry *agentpkg.HookEntry) *ourSpec {
 		hook: func(budget time.Duration) generate.Hook { return entry.Hook(agentpkg.Options{Budget: budget}) }}
 	ours := generate.RunsScript(s.script)
 	for _, f := range a.files {
-		for _, h := range f.handlers {
-			if h.event == s.schema.Event && ours(h.command) {
+		for _, h := range f.Handlers {
+			if h.Event == s.schema.Event && ours(h.Command) {
 				s.ours = append(s.ours, h)
 			}
 		}
@@ -475,7 +476,7 @@ var envRefRE = regexp.MustCompile(`\$\{([A-Z_][A-Z0-9_]*):-([^}]*)\}`)
 
 // show returns how a path is shown: relative to the root inside it, but
 // absolute (shown with ~) inside a home directory that lies in the root.
-func (d *doctor) show(abs string) string {
+func (d *doctor) Show(abs string) string {
 	if within(d.home, abs) && within(d.root, d.home) {
 		return abs
 	}
@@ -511,29 +512,11 @@ func (d *doctor) setupFix(agents string, extra ...string) string {
 // the default.
 func (d *doctor) budget() time.Duration {
 	for _, s := range agentpkg.ReminderScripts() {
-		if b, ok := scriptBudget(filepath.Join(d.root, s)); ok {
+		if b, ok := diag.ScriptBudget(filepath.Join(d.root, s)); ok {
 			return b
 		}
 	}
 	return agentpkg.DefaultBudget
-}
-
-var budgetRE = regexp.MustCompile(`nowhook[ -]reminder --timeout (\S+)`)
-
-func scriptBudget(path string) (time.Duration, bool) {
-	b, err := readBounded(path)
-	if err != nil {
-		return 0, false
-	}
-	m := budgetRE.FindSubmatch(b)
-	if m == nil {
-		return 0, false
-	}
-	t, err := time.ParseDuration(string(m[1]))
-	if err != nil || t <= 0 {
-		return 0, false
-	}
-	return t, true
 }
 
 // modeCheck says what nowhook set up for the agent, or that it did not.
@@ -611,13 +594,6 @@ func joinFiles(files []string) string {
 func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./~=:,+@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // templateVersion is the version of the templates this nowhook writes.

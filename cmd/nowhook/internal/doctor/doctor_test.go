@@ -14,6 +14,7 @@ import (
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
 	"github.com/nowhook/nowhook/templates"
 )
@@ -563,9 +564,9 @@ func TestCodexTrustAppServer(t *testing.T) {
 	}
 
 	// Trusted project and hook, with the hash nowhook computes: codex agrees.
-	hooks := readHookFile(filepath.Join(r.root, ".codex", "hooks.json"), ".codex/hooks.json", false, mustPlatform(t, "codex"))
-	h := hooks.handlers[0]
-	hash, err := generate.CodexHookHash(h.event, h.groupJSON, h.index)
+	hooks := diag.ReadHookFile(filepath.Join(r.root, ".codex", "hooks.json"), ".codex/hooks.json", false, hookFormat(mustPlatform(t, "codex")))
+	h := hooks.Handlers[0]
+	hash, err := generate.CodexHookHash(h.Event, h.GroupJSON, h.Index)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -843,7 +844,7 @@ func TestRefusalInSetupsWords(t *testing.T) {
 			if !ok {
 				t.Fatalf("setup does not refuse it: %v", err)
 			}
-			want, _ := fileErrorText(fe)
+			want, _ := diag.FileErrorText(fe)
 			fs := Static(r.root, []string{name}, r.env)
 			var hits []Finding
 			for _, f := range fs {

@@ -5,67 +5,23 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 )
 
 // Severity is how bad a finding is; the worst one decides the exit status.
-type Severity int
+type Severity = diag.Severity
 
 // Severities, from good to bad.
 const (
-	OK Severity = iota
-	Info
-	Warn
-	Error
+	OK    = diag.OK
+	Info  = diag.Info
+	Warn  = diag.Warn
+	Error = diag.Error
 )
 
-var severityNames = [...]string{"ok", "info", "warn", "error"}
-
-func (s Severity) String() string {
-	if s < OK || s > Error {
-		return fmt.Sprintf("severity(%d)", int(s))
-	}
-	return severityNames[s]
-}
-
-// MarshalJSON writes the severity's name.
-func (s Severity) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
-
-// UnmarshalJSON reads a severity's name.
-func (s *Severity) UnmarshalJSON(b []byte) error {
-	var name string
-	if err := json.Unmarshal(b, &name); err != nil {
-		return err
-	}
-	for i, n := range severityNames {
-		if n == name {
-			*s = Severity(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("unknown severity %q", name)
-}
-
-// Finding is one row of doctor's table.
-type Finding struct {
-	// Check names the row: the agent's name and the check's ("<agent>.hook"),
-	// or the name of a check that concerns every agent ("kanbus.query",
-	// "runtime"), followed by the agent's name when it reports on one
-	// ("live.<agent>"). The runner sets it.
-	Check string `json:"check"`
-	// Agent is the name of the agent the row is about (as given to
-	// --agents), or "" for checks that concern every agent. The runner
-	// sets it.
-	Agent    string   `json:"agent"`
-	Severity Severity `json:"severity"`
-	Message  string   `json:"message"`
-	// Fix is the exact command (or, where there is none, the edit) that
-	// fixes the problem; "" when nothing needs doing.
-	Fix string `json:"fix"`
-	// Path is the file the finding is about: relative to the repository
-	// root for files inside it, absolute otherwise (so that a program
-	// reading --json can open it; messages show $HOME as ~); "" for none.
-	Path string `json:"path"`
-}
+// Finding is one row of doctor's table (diag.Finding).
+type Finding = diag.Finding
 
 // WriteTable prints findings as one table, RESULT CHECK MESSAGE, with the
 // fix under each finding that has one.

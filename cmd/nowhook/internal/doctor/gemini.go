@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 )
 
 // The checks only Gemini CLI needs (docs/platforms.md#gemini-cli): hooks
@@ -57,63 +58,63 @@ const geminiMigrate = "gemini hooks migrate --from-claude copies Claude Code's m
 var geminiMigratedCheck = checkFunc{"migrated-hooks", func(d *doctor, a *agent) []Finding {
 	var out []Finding
 	for _, f := range a.files {
-		if f.readErr != nil || f.parseErr != nil || len(f.handlers) == 0 {
+		if f.ReadErr != nil || f.ParseErr != nil || len(f.Handlers) == 0 {
 			continue
 		}
 		var found []Finding
 		deadGroup := map[string]bool{} // one row per group for its matcher
-		for _, h := range f.handlers {
+		for _, h := range f.Handlers {
 			sev, reminder := Warn, d.handlerRunsReminder(a, h)
 			if reminder {
 				sev = Error
 			}
-			groupAt := strings.TrimSuffix(h.at, fmt.Sprintf(".hooks[%d]", h.index))
-			if !geminiEvents[h.event] {
-				msg := fmt.Sprintf("%s: %s has no hook event %q and skips it, so this hook never runs", h.where(), a.p.Title, h.event)
-				fix := fmt.Sprintf("move the entry at %s under one of %s's events, or delete it", h.where(), a.p.Title)
-				if to, ok := claudeToGemini[h.event]; ok {
-					msg += fmt.Sprintf(" (%q is Claude Code's name; Gemini CLI's nearest is %q)", h.event, to)
-					fix = fmt.Sprintf("rename %q to %q at %s, or delete the entry", h.event, to, h.where())
+			groupAt := strings.TrimSuffix(h.At, fmt.Sprintf(".hooks[%d]", h.Index))
+			if !geminiEvents[h.Event] {
+				msg := fmt.Sprintf("%s: %s has no hook event %q and skips it, so this hook never runs", h.Where(), a.p.Title, h.Event)
+				fix := fmt.Sprintf("move the entry at %s under one of %s's events, or delete it", h.Where(), a.p.Title)
+				if to, ok := claudeToGemini[h.Event]; ok {
+					msg += fmt.Sprintf(" (%q is Claude Code's name; Gemini CLI's nearest is %q)", h.Event, to)
+					fix = fmt.Sprintf("rename %q to %q at %s, or delete the entry", h.Event, to, h.Where())
 				}
-				found = append(found, Finding{Severity: sev, Path: f.show, Message: msg, Fix: fix})
+				found = append(found, Finding{Severity: sev, Path: f.Show, Message: msg, Fix: fix})
 				continue
 			}
-			if !h.wrapped {
-				found = append(found, Finding{Severity: sev, Path: f.show,
-					Message: fmt.Sprintf("%s: this handler is not inside a group's \"hooks\" list; %s discards it (\"Discarding invalid hook definition\"), so it never runs", h.where(), a.p.Title),
-					Fix:     fmt.Sprintf("wrap the handler at %s in {\"hooks\": [...]} (with a \"matcher\" if it needs one)", h.where())})
+			if !h.Wrapped {
+				found = append(found, Finding{Severity: sev, Path: f.Show,
+					Message: fmt.Sprintf("%s: this handler is not inside a group's \"hooks\" list; %s discards it (\"Discarding invalid hook definition\"), so it never runs", h.Where(), a.p.Title),
+					Fix:     fmt.Sprintf("wrap the handler at %s in {\"hooks\": [...]} (with a \"matcher\" if it needs one)", h.Where())})
 				continue
 			}
-			if values, ok := geminiTriggers[h.event]; ok && h.matcher != nil && !deadGroup[groupAt] {
-				m := strings.TrimSpace(*h.matcher)
+			if values, ok := geminiTriggers[h.Event]; ok && h.Matcher != nil && !deadGroup[groupAt] {
+				m := strings.TrimSpace(*h.Matcher)
 				if m != "" && m != "*" && !containsString(values, m) {
 					deadGroup[groupAt] = true
 					msg := fmt.Sprintf("%s: the %s group's matcher %q never matches in %s, which compares it exactly with the %s (%s), so this hook never runs",
-						h.where(), h.event, *h.matcher, a.p.Title, triggerWord(h.event), strings.Join(values, ", "))
-					fix := fmt.Sprintf("set the matcher at %s to one of %s (or \"*\"), or delete the group", h.where(), strings.Join(values, ", "))
+						h.Where(), h.Event, *h.Matcher, a.p.Title, triggerWord(h.Event), strings.Join(values, ", "))
+					fix := fmt.Sprintf("set the matcher at %s to one of %s (or \"*\"), or delete the group", h.Where(), strings.Join(values, ", "))
 					if m == "compact" || reminder {
 						msg += "; " + geminiMigrate + ", and " + a.p.Title + " has no event after a compression"
 					}
 					if reminder {
-						fix = fmt.Sprintf("delete the %s entry at %s; %s teaches `kbs now` in %s instead", h.event, h.where(), d.setupFix(a.p.Name), agentpkg.GeminiContextFile)
+						fix = fmt.Sprintf("delete the %s entry at %s; %s teaches `kbs now` in %s instead", h.Event, h.Where(), d.setupFix(a.p.Name), agentpkg.GeminiContextFile)
 					}
-					found = append(found, Finding{Severity: sev, Path: f.show, Message: msg, Fix: fix})
+					found = append(found, Finding{Severity: sev, Path: f.Show, Message: msg, Fix: fix})
 				}
 			}
-			if n, ok := h.obj["timeout"].(json.Number); ok {
+			if n, ok := h.Obj["timeout"].(json.Number); ok {
 				ms, err := strconv.ParseFloat(n.String(), 64)
 				if err == nil && ms > 0 && ms < geminiMinTimeout {
-					found = append(found, Finding{Severity: sev, Path: f.show,
+					found = append(found, Finding{Severity: sev, Path: f.Show,
 						Message: fmt.Sprintf("%s: \"timeout\": %s is %s milliseconds: %s counts hook timeouts in milliseconds (Claude Code in seconds) and kills this hook after %s ms; %s",
-							h.where(), n, n, a.p.Title, n, geminiMigrate),
-						Fix: fmt.Sprintf("write \"timeout\": %s (%s seconds) at %s, or delete it for the default of 60000 ms", strconv.FormatFloat(ms*1000, 'f', -1, 64), n, h.where())})
+							h.Where(), n, n, a.p.Title, n, geminiMigrate),
+						Fix: fmt.Sprintf("write \"timeout\": %s (%s seconds) at %s, or delete it for the default of 60000 ms", strconv.FormatFloat(ms*1000, 'f', -1, 64), n, h.Where())})
 				}
 			}
 		}
 		if len(found) == 0 {
-			found = append(found, Finding{Path: f.show,
+			found = append(found, Finding{Path: f.Show,
 				Message: fmt.Sprintf("%s: %s, each in a group under an event %s knows, none with a matcher it never matches or a timeout under %d ms (it counts milliseconds)",
-					f.show, plural(len(f.handlers), "hook handler"), a.p.Title, geminiMinTimeout)})
+					f.Show, diag.Plural(len(f.Handlers), "hook handler"), a.p.Title, geminiMinTimeout)})
 		}
 		out = append(out, found...)
 	}
@@ -140,7 +141,7 @@ var geminiContextCheck = checkFunc{"context-file", func(d *doctor, a *agent) []F
 	var fallback *Finding
 	for _, file := range names {
 		m := readMD(d.root, file)
-		if m.readErr == nil && m.block(name) == nil {
+		if m.ReadErr == nil && m.block(name) == nil {
 			continue
 		}
 		f := d.blockFinding(m, name, "Gemini CLI never learns to run `kbs now`", d.setupFix(a.p.Name))
@@ -186,14 +187,14 @@ var geminiContextCheck = checkFunc{"context-file", func(d *doctor, a *agent) []F
 func geminiContextFiles(a *agent) ([]string, string) {
 	for _, user := range []bool{false, true} {
 		for _, f := range a.files {
-			if f.user != user || f.doc == nil {
+			if f.User != user || f.Doc == nil {
 				continue
 			}
-			ctx, _ := f.doc["context"].(map[string]any)
+			ctx, _ := f.Doc["context"].(map[string]any)
 			switch v := ctx["fileName"].(type) {
 			case string:
 				if v != "" {
-					return []string{v}, "context.fileName in " + f.show
+					return []string{v}, "context.fileName in " + f.Show
 				}
 			case []any:
 				var names []string
@@ -203,7 +204,7 @@ func geminiContextFiles(a *agent) ([]string, string) {
 					}
 				}
 				if len(names) > 0 {
-					return names, "context.fileName in " + f.show
+					return names, "context.fileName in " + f.Show
 				}
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -23,27 +24,27 @@ import (
 var hookFilesCheck = checkFunc{"hooks-file", func(d *doctor, a *agent) []Finding {
 	var out []Finding
 	for _, f := range a.files {
-		fd := Finding{Path: f.show}
+		fd := Finding{Path: f.Show}
 		switch {
-		case f.readErr != nil:
+		case f.ReadErr != nil:
 			fd.Severity = Error
-			fd.Message = fmt.Sprintf("%s cannot be read (%v), so %s loads no hooks from it", f.show, f.readErr, a.p.Title)
-			fd.Fix = "make " + f.show + " a readable file"
-		case f.refused != nil:
+			fd.Message = fmt.Sprintf("%s cannot be read (%v), so %s loads no hooks from it", f.Show, f.ReadErr, a.p.Title)
+			fd.Fix = "make " + f.Show + " a readable file"
+		case f.Refused != nil:
 			fd.Severity = Error
-			fd.Message, fd.Fix = fileErrorText(f.refused)
-		case f.parseErr != nil:
+			fd.Message, fd.Fix = diag.FileErrorText(f.Refused)
+		case f.ParseErr != nil:
 			fd.Severity = Error
-			fd.Message, fd.Fix = fileErrorText(f.parseErr)
-		case f.dropped != nil:
+			fd.Message, fd.Fix = diag.FileErrorText(f.ParseErr)
+		case f.Dropped != nil:
 			fd.Severity = Error
-			fd.Message, fd.Fix = fileErrorText(f.dropped)
+			fd.Message, fd.Fix = diag.FileErrorText(f.Dropped)
 		default:
 			how := "parses as JSON"
 			if a.p.Hooks.Strict {
 				how = "parses as strict JSON"
 			}
-			fd.Message = fmt.Sprintf("%s %s (%s)", f.show, how, plural(len(f.handlers), "hook handler"))
+			fd.Message = fmt.Sprintf("%s %s (%s)", f.Show, how, diag.Plural(len(f.Handlers), "hook handler"))
 		}
 		out = append(out, fd)
 		// An agent that validates whole files (Codex) drops the file for
@@ -52,13 +53,13 @@ var hookFilesCheck = checkFunc{"hooks-file", func(d *doctor, a *agent) []Finding
 		if a.dropsWholeFile() {
 			sev, consequence = Error, a.p.Title+" drops this whole file, so none of its hooks run"
 		}
-		for _, s := range f.shape {
-			if f.refusedAt(s) {
+		for _, s := range f.Shape {
+			if refusedAt(f, s) {
 				continue // said above, in setup's words
 			}
-			out = append(out, Finding{Path: f.show, Severity: sev,
-				Message: fmt.Sprintf("%s:%d: %s %s; %s", f.show, s.line, s.at, s.what, consequence),
-				Fix:     "correct " + s.at + " in " + f.show + " by hand (see the " + a.p.Title + " hooks documentation)"})
+			out = append(out, Finding{Path: f.Show, Severity: sev,
+				Message: fmt.Sprintf("%s:%d: %s %s; %s", f.Show, s.Line, s.At, s.What, consequence),
+				Fix:     "correct " + s.At + " in " + f.Show + " by hand (see the " + a.p.Title + " hooks documentation)"})
 		}
 	}
 	return out
@@ -69,12 +70,12 @@ var hookFilesCheck = checkFunc{"hooks-file", func(d *doctor, a *agent) []Finding
 // bytes, with the file's name, so that doctor calls an error every file
 // setup refuses, in setup's words. Nil when setup would edit it (or the
 // agent has no hook entry of ours).
-func refusal(a *agent, f *hookFile) *generate.FileError {
+func refusal(a *agent, f *diag.HookFile) *generate.FileError {
 	for _, s := range a.specs {
 		schema := s.schema
-		schema.Path = f.show
+		schema.Path = f.Show
 		// The budget shapes only our entry, never a refusal.
-		_, err := schema.MergeHook(f.raw, s.hook(agentpkg.DefaultBudget))
+		_, err := schema.MergeHook(f.Raw, s.hook(agentpkg.DefaultBudget))
 		var fe *generate.FileError
 		if errors.As(err, &fe) {
 			return fe
@@ -85,8 +86,8 @@ func refusal(a *agent, f *hookFile) *generate.FileError {
 
 // refusedAt reports whether a shape problem is the value setup refuses
 // the file for (already reported, in setup's words).
-func (f *hookFile) refusedAt(s shapeProblem) bool {
-	return f.refused != nil && f.refused.Line == s.line && strings.HasPrefix(f.refused.Problem, s.at+" ")
+func refusedAt(f *diag.HookFile, s diag.ShapeProblem) bool {
+	return f.Refused != nil && f.Refused.Line == s.Line && strings.HasPrefix(f.Refused.Problem, s.At+" ")
 }
 
 // dropsWholeFile reports whether the agent validates whole hook files.
@@ -101,29 +102,22 @@ func (a *agent) dropsWholeFile() bool {
 
 // agentCheck applies the agent's own validation of a whole file (Codex
 // drops a hooks.json with an unknown top-level key, for example).
-func agentCheck(a *agent, f *hookFile) *generate.FileError {
-	if f.doc == nil {
+func agentCheck(a *agent, f *diag.HookFile) *generate.FileError {
+	if f.Doc == nil {
 		return nil
 	}
 	for _, s := range a.specs {
 		if s.schema.Check == nil {
 			continue
 		}
-		if ferr := s.schema.Check(f.doc); ferr != nil {
+		if ferr := s.schema.Check(f.Doc); ferr != nil {
 			c := *ferr
-			c.Path = f.show
-			c.Fix = strings.ReplaceAll(c.Fix, s.rel, f.show)
+			c.Path = f.Show
+			c.Fix = strings.ReplaceAll(c.Fix, s.rel, f.Show)
 			return &c
 		}
 	}
 	return nil
-}
-
-// fileErrorText splits a FileError into the message and the fix.
-func fileErrorText(e *generate.FileError) (msg, fix string) {
-	c := *e
-	c.Fix = ""
-	return c.Error(), strings.TrimSuffix(e.Fix, ", then run nowhook setup again")
 }
 
 // ourHookCheck: our hook entry is present and shaped the way the agent
@@ -149,52 +143,52 @@ var ourHookCheck = checkFunc{"hook", func(d *doctor, a *agent) []Finding {
 }}
 
 // hookShape checks one of our handlers as the agent reads it.
-func (d *doctor) hookShape(a *agent, s *ourSpec, h handler, want generate.Hook, budget time.Duration) []Finding {
+func (d *doctor) hookShape(a *agent, s *ourSpec, h diag.Handler, want generate.Hook, budget time.Duration) []Finding {
 	fix := d.setupFix(a.p.Name + "=" + string(s.mode))
-	if h.file.user {
-		fix = "correct the entry in " + h.file.show + " by hand, or delete it and run " + fix
+	if h.File.User {
+		fix = "correct the entry in " + h.File.Show + " by hand, or delete it and run " + fix
 	}
 	var out []Finding
 	bad := func(sev Severity, format string, args ...any) {
-		out = append(out, Finding{Severity: sev, Path: h.file.show,
-			Message: h.where() + ": " + fmt.Sprintf(format, args...), Fix: fix})
+		out = append(out, Finding{Severity: sev, Path: h.File.Show,
+			Message: h.Where() + ": " + fmt.Sprintf(format, args...), Fix: fix})
 	}
 	grouped := a.p.Hooks.Layout == agentpkg.LayoutGrouped
-	if h.file.dropped != nil || (a.dropsWholeFile() && len(h.file.shape) > 0) {
-		fix = "correct " + h.file.show + " (see " + a.p.Name + ".hooks-file)"
-		if h.file.dropped != nil {
-			_, fix = fileErrorText(h.file.dropped)
+	if h.File.Dropped != nil || (a.dropsWholeFile() && len(h.File.Shape) > 0) {
+		fix = "correct " + h.File.Show + " (see " + a.p.Name + ".hooks-file)"
+		if h.File.Dropped != nil {
+			_, fix = diag.FileErrorText(h.File.Dropped)
 		}
 		bad(Error, "%s drops this whole file (see %s.hooks-file), so this hook never runs", a.p.Title, a.p.Name)
 		return out
 	}
-	if grouped && !h.wrapped {
+	if grouped && !h.Wrapped {
 		bad(Error, `is a handler placed directly in %s, without the group wrapper {"matcher": ..., "hooks": [...]}; %s rejects it, so the reminder never runs`, s.schema.Event, a.p.Title)
 		return out
 	}
 	var how []string
 	if grouped {
 		switch {
-		case h.badMatch:
+		case h.BadMatch:
 			bad(Error, "the group's matcher is not a string; %s rejects the group", a.p.Title)
 		default:
-			m := matchMatcher(h.matcher, "compact")
+			m := matchMatcher(h.Matcher, "compact")
 			const quiet = "; the wrapper prints only after compaction)"
 			switch {
 			case !m.matches:
 				bad(Error, "%s, so %s never runs this hook after compaction", m.why, a.p.Title)
-			case h.matcher == nil:
+			case h.Matcher == nil:
 				how = append(how, "no matcher (every source"+quiet)
 			case m.all:
-				how = append(how, fmt.Sprintf("matcher %q (every source%s", *h.matcher, quiet))
+				how = append(how, fmt.Sprintf("matcher %q (every source%s", *h.Matcher, quiet))
 			case len(m.others) > 0:
-				how = append(how, fmt.Sprintf("matcher %q (also %s%s", *h.matcher, strings.Join(m.others, ", "), quiet))
+				how = append(how, fmt.Sprintf("matcher %q (also %s%s", *h.Matcher, strings.Join(m.others, ", "), quiet))
 			default:
-				how = append(how, fmt.Sprintf("matcher %q", *h.matcher))
+				how = append(how, fmt.Sprintf("matcher %q", *h.Matcher))
 			}
 		}
 	}
-	switch t := h.obj["type"].(type) {
+	switch t := h.Obj["type"].(type) {
 	case nil:
 		if grouped {
 			bad(Error, `has no "type"; %s needs "type": "command"`, a.p.Title)
@@ -206,10 +200,10 @@ func (d *doctor) hookShape(a *agent, s *ourSpec, h handler, want generate.Hook, 
 	default:
 		bad(Error, `"type" is not a string; %s rejects the handler`, a.p.Title)
 	}
-	if _, ok := h.obj["command"].(string); !ok {
+	if _, ok := h.Obj["command"].(string); !ok {
 		bad(Error, `"command" is not a string; %s needs one command string`, a.p.Title)
 	}
-	if raw, ok := h.obj["timeout"]; !ok {
+	if raw, ok := h.Obj["timeout"]; !ok {
 		if grouped {
 			bad(Info, "has no timeout, so %s would wait up to 600 s; the wrapper stops on its own after %s", a.p.Title, budget)
 		}
@@ -223,7 +217,7 @@ func (d *doctor) hookShape(a *agent, s *ourSpec, h handler, want generate.Hook, 
 		}
 		how = append(how, "timeout "+n.String()+"s")
 	}
-	if async, ok := h.obj["async"]; ok {
+	if async, ok := h.Obj["async"]; ok {
 		switch async {
 		case true:
 			bad(Error, `has "async": true; %s adds nothing from an async hook to the context`, a.p.Title)
@@ -232,8 +226,8 @@ func (d *doctor) hookShape(a *agent, s *ourSpec, h handler, want generate.Hook, 
 			bad(Error, `"async" is %s, not true or false; %s rejects the handler`, jsonText(async), a.p.Title)
 		}
 	}
-	if wantCmd := entryCommand(want); wantCmd != "" && h.command != wantCmd && len(out) == 0 {
-		bad(Warn, "runs %s with the older command %q; setup replaces it in place with %q", s.script, h.command, wantCmd)
+	if wantCmd := entryCommand(want); wantCmd != "" && h.Command != wantCmd && len(out) == 0 {
+		bad(Warn, "runs %s with the older command %q; setup replaces it in place with %q", s.script, h.Command, wantCmd)
 	}
 	if len(out) > 0 {
 		return out
@@ -242,8 +236,8 @@ func (d *doctor) hookShape(a *agent, s *ourSpec, h handler, want generate.Hook, 
 	if len(how) > 0 {
 		what += ", " + strings.Join(how, ", ")
 	}
-	return []Finding{{Path: h.file.show,
-		Message: fmt.Sprintf("%s: %s, runs %s", h.where(), what, s.script)}}
+	return []Finding{{Path: h.File.Show,
+		Message: fmt.Sprintf("%s: %s, runs %s", h.Where(), what, s.script)}}
 }
 
 // entryCommand is the command of the entry setup writes.
@@ -292,7 +286,7 @@ func (d *doctor) scriptFinding(a *agent, s *ourSpec, path string) Finding {
 		f.Message = fmt.Sprintf("%s is missing: %s", s.script, d.withoutScript(a, s.script))
 		f.Fix = setup()
 	case f.Severity == OK:
-		if b, ok := scriptBudget(path); ok {
+		if b, ok := diag.ScriptBudget(path); ok {
 			f.Message += fmt.Sprintf(", gives kbs %s", b)
 		}
 	}
@@ -321,10 +315,10 @@ func (d *doctor) ownedScript(rel, path, lost string, setup func(extra ...string)
 		return f, nil, false
 	case info.Mode()&0o111 == 0:
 		f.Message = fmt.Sprintf("%s is not executable (mode %04o): the hook fails with Permission denied (exit 126) and %s", rel, info.Mode().Perm(), lost)
-		f.Fix = "chmod +x " + shellQuote(d.showFix(path))
+		f.Fix = "chmod +x " + diag.ShellQuote(d.showFix(path))
 		return f, nil, false
 	}
-	b, err = readBounded(path)
+	b, err = diag.ReadBounded(path)
 	if err != nil {
 		f.Message = fmt.Sprintf("%s cannot be read: %v", rel, err)
 		return f, nil, false
@@ -361,7 +355,7 @@ func (d *doctor) ownedScript(rel, path, lost string, setup func(extra ...string)
 // when doctor runs there, else absolute.
 func (d *doctor) showFix(abs string) string {
 	if d.dirFlag == "" {
-		return d.show(abs)
+		return d.Show(abs)
 	}
 	return abs
 }
@@ -374,19 +368,19 @@ func (d *doctor) showFix(abs string) string {
 var wrongEventCheck = checkFunc{"inject-event", func(d *doctor, a *agent) []Finding {
 	var out []Finding
 	for _, f := range a.files {
-		for _, h := range f.handlers {
-			reason, wrong := a.p.Hooks.WrongEvents[h.event]
+		for _, h := range f.Handlers {
+			reason, wrong := a.p.Hooks.WrongEvents[h.Event]
 			if !wrong || a.checkpointSpec(h) != nil || !d.handlerRunsReminder(a, h) {
 				continue
 			}
-			fix := "delete the " + h.event + " entry at " + h.where()
+			fix := "delete the " + h.Event + " entry at " + h.Where()
 			if a.p.Refused[agentpkg.Reinject] != "" {
 				fix += "; " + d.setupFix(a.p.Name) + " teaches `kbs now` in " + joinFiles(onDemandFiles(a.p)) + " instead"
 			} else {
 				fix += "; " + d.setupFix(a.p.Name) + " installs the SessionStart compact hook"
 			}
-			out = append(out, Finding{Severity: Error, Path: f.show,
-				Message: fmt.Sprintf("%s: a %s hook runs kbs now: %s", h.where(), h.event, reason), Fix: fix})
+			out = append(out, Finding{Severity: Error, Path: f.Show,
+				Message: fmt.Sprintf("%s: a %s hook runs kbs now: %s", h.Where(), h.Event, reason), Fix: fix})
 		}
 	}
 	return out
@@ -398,21 +392,14 @@ var reminderScriptRE = regexp.MustCompile(`(?m)^[^#\n]*(\bnow\s+--json|nowhook(\
 
 // handlerRunsReminder reports whether a handler of agent a prints the
 // reminder: its command, or a file its command runs.
-func (d *doctor) handlerRunsReminder(a *agent, h handler) bool {
-	if runsReminder(h.command) {
+func (d *doctor) handlerRunsReminder(a *agent, h diag.Handler) bool {
+	if runsReminder(h.Command) {
 		return true
 	}
-	for _, p := range d.commandFiles(a, h.command) {
-		if b, err := readBounded(p); err == nil && reminderScriptRE.Match(b) {
+	for _, p := range d.commandFiles(a, h.Command) {
+		if b, err := diag.ReadBounded(p); err == nil && reminderScriptRE.Match(b) {
 			return true
 		}
 	}
 	return false
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }

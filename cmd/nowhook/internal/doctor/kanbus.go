@@ -11,6 +11,7 @@ import (
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/detect"
 )
 
@@ -68,11 +69,11 @@ func (d *doctor) runQuery(ctx context.Context, prog, dir string, budget time.Dur
 var kanbusConfigCheck = checkFunc{"kanbus.config", func(d *doctor, _ *agent) []Finding {
 	var f Finding
 	if d.kanbus.Config != "" {
-		f.Path = d.show(d.kanbus.Config)
-		f.Message = "found " + d.show(d.kanbus.Config)
+		f.Path = d.Show(d.kanbus.Config)
+		f.Message = "found " + d.Show(d.kanbus.Config)
 		if dir, below := d.kanbus.Below(d.root); below {
 			f.Message += fmt.Sprintf(": the Kanbus project is %s/, below the repository root: the hook finds it in agent sessions whose directory is %s/ or below it, and prints nothing in sessions started elsewhere; if your agents start in %s/, set nowhook up there: nowhook setup --dir %s",
-				dir, dir, dir, shellQuote(d.pathFromWD(filepath.Dir(d.kanbus.Config))))
+				dir, dir, dir, diag.ShellQuote(d.pathFromWD(filepath.Dir(d.kanbus.Config))))
 		}
 		return []Finding{f}
 	}
@@ -101,7 +102,7 @@ func (d *doctor) projectsBelow() []Finding {
 		dirs = append(dirs, p.Dir+"/")
 	}
 	out := []Finding{{Severity: Warn,
-		Message: fmt.Sprintf("no .kanbus.yml in %s or above it up to the git root, but %s below the repository root: %s. The hook prints nothing in agent sessions started here, and finds the project in sessions started in %s or below", d.from, plural(len(k.Projects), "Kanbus project"), ProjectList(k.Projects), inThem(k.Projects)),
+		Message: fmt.Sprintf("no .kanbus.yml in %s or above it up to the git root, but %s below the repository root: %s. The hook prints nothing in agent sessions started here, and finds the project in sessions started in %s or below", d.from, diag.Plural(len(k.Projects), "Kanbus project"), ProjectList(k.Projects), inThem(k.Projects)),
 		Fix:     "start agent sessions in " + joinOr(dirs)}}
 	var hooked []*agentpkg.Agent
 	for _, a := range d.present() {
@@ -112,7 +113,7 @@ func (d *doctor) projectsBelow() []Finding {
 	walk, startDir := splitByStartDir(hooked)
 	for _, p := range k.Projects {
 		abs := filepath.Dir(p.Config)
-		f := Finding{Path: d.show(p.Config)}
+		f := Finding{Path: d.Show(p.Config)}
 		var missing, there []*agentpkg.Agent
 		for _, a := range startDir {
 			if a.HookIn(abs) {
@@ -125,7 +126,7 @@ func (d *doctor) projectsBelow() []Finding {
 		if len(missing) > 0 {
 			f.Severity = Warn
 			parts = append(parts, fmt.Sprintf("sessions started in %s/ get no reminder from %s, which %s only in the folder %s in, and %s/ has none", p.Dir, titles(missing), readsHook(missing), startsIn(missing), p.Dir))
-			f.Fix = "nowhook setup --yes --dir " + shellQuote(d.pathFromWD(abs)) + " --agents " + names(missing)
+			f.Fix = "nowhook setup --yes --dir " + diag.ShellQuote(d.pathFromWD(abs)) + " --agents " + names(missing)
 		}
 		if len(there) > 0 {
 			parts = append(parts, fmt.Sprintf("%s %s nowhook's hook in %s/", titles(there), has(there), p.Dir))
@@ -138,7 +139,7 @@ func (d *doctor) projectsBelow() []Finding {
 		} else if len(missing) == 0 {
 			parts[0] = "sessions started in " + p.Dir + "/ get its reminder: " + parts[0]
 		}
-		f.Message = d.show(p.Config) + ": " + strings.Join(parts, "; ")
+		f.Message = d.Show(p.Config) + ": " + strings.Join(parts, "; ")
 		out = append(out, f)
 	}
 	return out
@@ -176,7 +177,7 @@ func ProjectsBelowNote(k detect.Kanbus, agents []*agentpkg.Agent, dirArg func(ab
 	if len(startDir) > 0 {
 		var cmds []string
 		for i, p := range k.Projects {
-			cmd := "nowhook setup --yes --dir " + shellQuote(dirArg(filepath.Dir(p.Config))) + " --agents " + names(startDir)
+			cmd := "nowhook setup --yes --dir " + diag.ShellQuote(dirArg(filepath.Dir(p.Config))) + " --agents " + names(startDir)
 			if i == 0 {
 				cmds = append(cmds, "for sessions started in "+p.Dir+"/, run "+cmd)
 			} else {
@@ -316,9 +317,9 @@ var kanbusQueryCheck = checkFunc{"kanbus.query", func(d *doctor, _ *agent) []Fin
 	case first.killed:
 		f.Severity = Error
 		f.Message = fmt.Sprintf("`%s` did not answer within the hook's budget of %s, so the hook prints nothing", cmd, q.budget)
-		f.Fix = fmt.Sprintf("time `%s` in %s; if it is slow but works, %s", cmd, d.show(q.dir), d.setupFix("", "--timeout "+nextBudget(q.budget)))
+		f.Fix = fmt.Sprintf("time `%s` in %s; if it is slow but works, %s", cmd, d.Show(q.dir), d.setupFix("", "--timeout "+nextBudget(q.budget)))
 		if q.budget >= maxBudget {
-			f.Fix = fmt.Sprintf("time `%s` in %s: it takes longer than the largest budget a hook may have (%s); make it faster, e.g. configure Kanbus without AI summaries so the hook's --raw retry answers", cmd, d.show(q.dir), maxBudget)
+			f.Fix = fmt.Sprintf("time `%s` in %s: it takes longer than the largest budget a hook may have (%s); make it faster, e.g. configure Kanbus without AI summaries so the hook's --raw retry answers", cmd, d.Show(q.dir), maxBudget)
 		}
 	case first.exit != 0 && isNoAI(first.stderr):
 		raw := q.raw
@@ -342,7 +343,7 @@ var kanbusQueryCheck = checkFunc{"kanbus.query", func(d *doctor, _ *agent) []Fin
 				break
 			}
 			f.Severity = Warn
-			f.Message = fmt.Sprintf("Kanbus has no AI configured for right-now summaries (%s): the hook falls back to --raw, which answered %s in %s, without summaries", firstLine(first.stderr), plural(n, "item"), round(raw.elapsed))
+			f.Message = fmt.Sprintf("Kanbus has no AI configured for right-now summaries (%s): the hook falls back to --raw, which answered %s in %s, without summaries", firstLine(first.stderr), diag.Plural(n, "item"), round(raw.elapsed))
 			f.Fix = "configure ai.provider in .kanbus.yml (see Kanbus's docs) to get summaries"
 		}
 	case first.exit != 0:
@@ -350,22 +351,22 @@ var kanbusQueryCheck = checkFunc{"kanbus.query", func(d *doctor, _ *agent) []Fin
 		f.Message = fmt.Sprintf("`%s` exits %d (%s)", cmd, first.exit, firstLine(first.stderr))
 		if n := q.items(); n >= 0 {
 			f.Severity = Warn
-			f.Message += fmt.Sprintf("; the hook's --raw retry answered %s, without summaries", plural(n, "item"))
+			f.Message += fmt.Sprintf("; the hook's --raw retry answered %s, without summaries", diag.Plural(n, "item"))
 		} else if q.retries() {
 			f.Message += "; the --raw retry fails too, so the hook prints nothing"
 		} else {
 			f.Message += fmt.Sprintf("; with a budget of %s the hook has no time left to retry with --raw, so it prints nothing", q.budget)
 		}
-		f.Fix = "run `" + cmd + "` in " + d.show(q.dir) + " and fix what it reports"
+		f.Fix = "run `" + cmd + "` in " + d.Show(q.dir) + " and fix what it reports"
 	default:
 		n, ok := countItems(first.stdout)
 		if !ok {
 			f.Severity = Error
 			f.Message = fmt.Sprintf("`%s` printed something that is not a JSON array (%s), so the hook prints nothing", cmd, preview(first.stdout))
-			f.Fix = "run `" + cmd + "` in " + d.show(q.dir) + "; update Kanbus if its output is not a JSON array"
+			f.Fix = "run `" + cmd + "` in " + d.Show(q.dir) + "; update Kanbus if its output is not a JSON array"
 			break
 		}
-		f.Message = fmt.Sprintf("`%s` answered in %s with %s in progress (budget %s)", cmd, round(first.elapsed), plural(n, "item"), q.budget)
+		f.Message = fmt.Sprintf("`%s` answered in %s with %s in progress (budget %s)", cmd, round(first.elapsed), diag.Plural(n, "item"), q.budget)
 		if n == 0 {
 			f.Message += "; the hook prints nothing while nothing is in progress"
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
 )
 
@@ -60,7 +61,7 @@ type fake struct{ dir, calls string }
 // liveJob is the live check of one installed hook.
 type liveJob struct {
 	a      *agent
-	h      handler
+	h      diag.Handler
 	budget time.Duration
 	// ownBudget: the script states its budget (nowhook's wrappers do);
 	// otherwise budget is the other wrappers' or the default.
@@ -105,7 +106,7 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 	budget := d.budget()
 	longest := budget
 	for _, s := range agentpkg.ReminderScripts() {
-		if b, ok := scriptBudget(filepath.Join(d.root, s)); ok && b > longest {
+		if b, ok := diag.ScriptBudget(filepath.Join(d.root, s)); ok && b > longest {
 			longest = b
 		}
 	}
@@ -140,7 +141,7 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 				continue
 			}
 			job := &liveJob{a: a, h: h, budget: budget}
-			if b, ok := scriptBudget(filepath.Join(d.root, s.script)); ok {
+			if b, ok := diag.ScriptBudget(filepath.Join(d.root, s.script)); ok {
 				job.budget, job.ownBudget = b, true
 			}
 			job.limit = d.limit
@@ -148,7 +149,7 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 				// The hanging-kbs run takes the whole budget: wait for it.
 				job.limit = job.budget + 2*time.Second
 			}
-			if t, ok := h.obj["timeout"].(json.Number); ok {
+			if t, ok := h.Obj["timeout"].(json.Number); ok {
 				job.timeout = t.String()
 			}
 			for _, sc := range []scenario{{name: "your kbs"}, {name: "failing kbs", fake: failingKbs}, {name: "hanging kbs", fake: hangingKbs, hangs: true}} {
@@ -195,7 +196,7 @@ func writeFake(dir, script string) (*fake, error) {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return nil, err
 	}
-	body := []byte(fmt.Sprintf(script, shellQuote(fk.calls)))
+	body := []byte(fmt.Sprintf(script, diag.ShellQuote(fk.calls)))
 	for _, name := range fakeNames {
 		if err := os.WriteFile(filepath.Join(dir, name), body, 0o700); err != nil {
 			return nil, err
@@ -217,19 +218,19 @@ func (d *doctor) hasOurs(a *agent) bool {
 
 // firstRunnable picks the handler to run: a well-wrapped one, in the
 // repository's own file if there is one.
-func firstRunnable(ours []handler) (handler, bool) {
-	var pick *handler
+func firstRunnable(ours []diag.Handler) (diag.Handler, bool) {
+	var pick *diag.Handler
 	for i := range ours {
 		h := &ours[i]
-		if !h.wrapped || h.command == "" {
+		if !h.Wrapped || h.Command == "" {
 			continue
 		}
-		if pick == nil || (pick.file.user && !h.file.user) {
+		if pick == nil || (pick.File.User && !h.File.User) {
 			pick = h
 		}
 	}
 	if pick == nil {
-		return handler{}, false
+		return diag.Handler{}, false
 	}
 	return *pick, true
 }
@@ -280,7 +281,7 @@ func (d *doctor) runHook(ctx context.Context, job *liveJob, sc scenario, fk *fak
 	})
 	r := liveRun{scenario: sc}
 	r.res = runProc(ctx, proc{
-		argv:  []string{job.a.p.Hooks.Shell, "-c", job.h.command},
+		argv:  []string{job.a.p.Hooks.Shell, "-c", job.h.Command},
 		dir:   d.root,
 		env:   d.hookEnv(job.a, fk),
 		stdin: append(payload, '\n'),
@@ -368,7 +369,7 @@ func (d *doctor) liveFinding(job *liveJob, items int) Finding {
 	}
 	script := scriptFor(job)
 	state, _ := generate.InspectScript(d.readScript(script))
-	f := Finding{Path: job.h.file.show}
+	f := Finding{Path: job.h.File.Show}
 	var parts, names []string
 	var lacks lacking
 	debug := false
@@ -443,14 +444,14 @@ func (d *doctor) readScript(rel string) []byte {
 	if rel == "" {
 		return nil
 	}
-	b, _ := readBounded(filepath.Join(d.root, filepath.FromSlash(rel)))
+	b, _ := diag.ReadBounded(filepath.Join(d.root, filepath.FromSlash(rel)))
 	return b
 }
 
 func scriptFor(job *liveJob) string {
 	for _, s := range job.a.specs {
 		for _, h := range s.ours {
-			if h.file == job.h.file && h.at == job.h.at {
+			if h.File == job.h.File && h.At == job.h.At {
 				return s.script
 			}
 		}
@@ -613,7 +614,7 @@ func (d *doctor) judge(job *liveJob, r liveRun, yours *liveRun, items int) verdi
 		notes = append(notes, "printed nothing")
 		if !probe && items > 0 && res.exit == 0 {
 			v.sev = max(v.sev, Warn)
-			notes[len(notes)-1] += fmt.Sprintf(" although kbs lists %s", plural(items, "item"))
+			notes[len(notes)-1] += fmt.Sprintf(" although kbs lists %s", diag.Plural(items, "item"))
 			v.debug = true
 		}
 	case (out[0] == '{' || out[0] == '[') && job.a.p.Hooks.JSONOutput:
@@ -623,7 +624,7 @@ func (d *doctor) judge(job *liveJob, r liveRun, yours *liveRun, items int) verdi
 		v.sev = max(v.sev, Warn)
 		notes = append(notes, fmt.Sprintf("printed %d bytes; Claude Code replaces 10,000 characters or more with a preview", len(out)))
 	case lines > 0:
-		notes = append(notes, "printed the reminder ("+plural(lines, "item")+")")
+		notes = append(notes, "printed the reminder ("+diag.Plural(lines, "item")+")")
 	default:
 		notes = append(notes, fmt.Sprintf("printed %d bytes", len(out)))
 	}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
 )
 
@@ -36,7 +37,7 @@ func (pluginCheck) Start(_ context.Context, d *doctor, a *agent) {
 		return
 	}
 	for _, s := range ownedWhole(a) {
-		if b, err := readBounded(filepath.Join(d.root, filepath.FromSlash(s.File))); err == nil && s.Present(b) {
+		if b, err := diag.ReadBounded(filepath.Join(d.root, filepath.FromSlash(s.File))); err == nil && s.Present(b) {
 			a.mode = agentpkg.Reinject
 			return
 		}
@@ -96,10 +97,10 @@ func (d *doctor) ownedFinding(a *agent, s *agentpkg.Script, path string) Finding
 		return f
 	case !s.NotExec && info.Mode()&0o111 == 0:
 		f.Message = fmt.Sprintf("%s is not executable (mode %04o): the plugin cannot run it, so %s gets no reminder", s.File, info.Mode().Perm(), a.p.Title)
-		f.Fix = "chmod +x " + shellQuote(d.showFix(path))
+		f.Fix = "chmod +x " + diag.ShellQuote(d.showFix(path))
 		return f
 	}
-	b, err := readBounded(path)
+	b, err := diag.ReadBounded(path)
 	if err != nil {
 		f.Message = fmt.Sprintf("%s cannot be read: %v", s.File, err)
 		return f
@@ -110,7 +111,7 @@ func (d *doctor) ownedFinding(a *agent, s *agentpkg.Script, path string) Finding
 	case state == generate.ScriptOurs && version == templateVersion:
 		f.Severity = OK
 		f.Message = fmt.Sprintf("%s (%s) is nowhook's current template (v%d), unchanged", s.File, what, version)
-		if budget, ok := scriptBudget(path); ok {
+		if budget, ok := diag.ScriptBudget(path); ok {
 			f.Message += fmt.Sprintf(", gives kbs %s", budget)
 		}
 		if m := pluginLimitRE.FindSubmatch(b); m != nil {

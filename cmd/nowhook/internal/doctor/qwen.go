@@ -14,6 +14,7 @@ import (
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 )
 
 // The checks only Qwen Code needs (docs/platforms.md#qwen-code); the agent
@@ -29,18 +30,18 @@ func init() {
 var qwenLoadableCheck = checkFunc{"loadable", func(d *doctor, a *agent) []Finding {
 	var out []Finding
 	for _, f := range a.files {
-		if f.readErr != nil || f.parseErr != nil {
+		if f.ReadErr != nil || f.ParseErr != nil {
 			continue // hooks-file says why
 		}
-		fe := agentpkg.QwenLoadError(f.show, f.raw)
+		fe := agentpkg.QwenLoadError(f.Show, f.Raw)
 		if fe == nil {
 			continue
 		}
-		if f.user {
+		if f.User {
 			fe.Consequence = a.p.Title + " refuses to start until it is fixed"
 		}
-		msg, fix := fileErrorText(fe)
-		out = append(out, Finding{Severity: Error, Path: f.show, Message: msg, Fix: fix})
+		msg, fix := diag.FileErrorText(fe)
+		out = append(out, Finding{Severity: Error, Path: f.Show, Message: msg, Fix: fix})
 	}
 	return out
 }}
@@ -55,8 +56,8 @@ var qwenMsTimeoutCheck = checkFunc{"ms-timeout", func(d *doctor, a *agent) []Fin
 	var out []Finding
 	budget := d.budget()
 	for _, f := range a.files {
-		for _, h := range f.handlers {
-			n, ok := h.obj["timeout"].(json.Number)
+		for _, h := range f.Handlers {
+			n, ok := h.Obj["timeout"].(json.Number)
 			if !ok || !d.handlerRunsReminder(a, h) {
 				continue
 			}
@@ -65,12 +66,12 @@ var qwenMsTimeoutCheck = checkFunc{"ms-timeout", func(d *doctor, a *agent) []Fin
 				continue
 			}
 			limit := time.Duration(v * float64(time.Millisecond))
-			fd := Finding{Path: f.show, Severity: Info,
-				Message: fmt.Sprintf("%s: \"timeout\": %s is %s to %s, which reads values of %d or more as milliseconds", h.where(), n, limit, a.p.Title, qwenLegacyTimeout)}
+			fd := Finding{Path: f.Show, Severity: Info,
+				Message: fmt.Sprintf("%s: \"timeout\": %s is %s to %s, which reads values of %d or more as milliseconds", h.Where(), n, limit, a.p.Title, qwenLegacyTimeout)}
 			if limit < budget {
 				fd.Severity = Warn
 				fd.Message += fmt.Sprintf("; it cancels the hook before the %s the wrapper gives kbs, so a slow kbs means no reminder", budget)
-				fd.Fix = fmt.Sprintf("set the timeout at %s to seconds, e.g. %d", h.where(), int(budget/time.Second)+5)
+				fd.Fix = fmt.Sprintf("set the timeout at %s to seconds, e.g. %d", h.Where(), int(budget/time.Second)+5)
 			}
 			out = append(out, fd)
 		}
@@ -122,8 +123,8 @@ var qwenTrustCheck = checkFunc{"folder-trust", func(d *doctor, a *agent) []Findi
 	settings := filepath.Join(dir, "settings.json")
 	var enabled bool
 	for _, f := range a.files {
-		if f.user && f.abs == settings {
-			sec, _ := f.doc["security"].(map[string]any)
+		if f.User && f.Abs == settings {
+			sec, _ := f.Doc["security"].(map[string]any)
 			ft, _ := sec["folderTrust"].(map[string]any)
 			enabled, _ = ft["enabled"].(bool)
 		}
@@ -136,7 +137,7 @@ var qwenTrustCheck = checkFunc{"folder-trust", func(d *doctor, a *agent) []Findi
 		rulesFile = filepath.Join(dir, "trustedFolders.json")
 	}
 	rules, err := readQwenTrust(rulesFile)
-	show := d.show(rulesFile)
+	show := d.Show(rulesFile)
 	if err != nil {
 		return []Finding{{Severity: Error, Path: show,
 			Message: fmt.Sprintf("%s cannot be read (%v); %s refuses to start until it is fixed", show, err, a.p.Title),
@@ -154,13 +155,13 @@ var qwenTrustCheck = checkFunc{"folder-trust", func(d *doctor, a *agent) []Findi
 			Fix:     fix}}
 	}
 	return []Finding{{Severity: Warn, Path: show,
-		Message: fmt.Sprintf("folder trust is on (%s) and no rule in %s trusts %s, so %s ignores .qwen/settings.json here and the compact hook never runs (a headless run says nothing)", d.show(settings), show, d.root, a.p.Title),
+		Message: fmt.Sprintf("folder trust is on (%s) and no rule in %s trusts %s, so %s ignores .qwen/settings.json here and the compact hook never runs (a headless run says nothing)", d.Show(settings), show, d.root, a.p.Title),
 		Fix:     fix}}
 }}
 
 // readQwenTrust reads Qwen's trustedFolders.json: folder -> trust level.
 func readQwenTrust(path string) (map[string]string, error) {
-	b, err := readBounded(path)
+	b, err := diag.ReadBounded(path)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}

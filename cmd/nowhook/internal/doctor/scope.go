@@ -12,6 +12,7 @@ import (
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
 )
 
@@ -62,7 +63,7 @@ func (d *doctor) userInstalled(p *agentpkg.Agent) (string, bool) {
 		return "", false
 	}
 	h := p.UserHook(dir)
-	b, err := readBounded(h.File.Path)
+	b, err := diag.ReadBounded(h.File.Path)
 	if err != nil || !h.Present(b) {
 		return h.File.Path, false
 	}
@@ -109,7 +110,7 @@ func (d *doctor) userChecks(ctx context.Context, a *agent) []check {
 	entry := p.UserHook(dir)
 	file, script := entry.File.Path, entry.Script
 	setup := func(extra ...string) string { return d.setupFix(name, extra...) }
-	f := readHookFile(file, file, true, p)
+	f := diag.ReadHookFile(file, file, true, hookFormat(p))
 	if f == nil {
 		return []check{done(name, Finding{Severity: Info, Path: file,
 			Message: file + " does not exist, so " + p.Title + " has no user-scope hook of nowhook's (sessions get the reminder only where a project's own hook runs)",
@@ -117,27 +118,27 @@ func (d *doctor) userChecks(ctx context.Context, a *agent) []check {
 	}
 	ua := p.AtUserScope(dir)
 	a.p = ua
-	a.files = []*hookFile{f}
+	a.files = []*diag.HookFile{f}
 	var problem *generate.FileError
 	switch {
-	case f.readErr != nil:
+	case f.ReadErr != nil:
 		return []check{done(name+".hooks-file", Finding{Severity: Error, Path: file,
-			Message: fmt.Sprintf("%s cannot be read (%v), so %s loads no hooks from it", file, f.readErr, p.Title), Fix: "make " + file + " a readable file"})}
-	case f.parseErr != nil:
-		problem = f.parseErr
+			Message: fmt.Sprintf("%s cannot be read (%v), so %s loads no hooks from it", file, f.ReadErr, p.Title), Fix: "make " + file + " a readable file"})}
+	case f.ParseErr != nil:
+		problem = f.ParseErr
 	case p.Scope.User.Guard != nil:
-		if _, err := p.Scope.User.Guard(file).Apply(f.raw, agentpkg.Options{}); err != nil {
+		if _, err := p.Scope.User.Guard(file).Apply(f.Raw, agentpkg.Options{}); err != nil {
 			errors.As(err, &problem)
 		}
 	}
 	if problem != nil {
-		msg, fix := fileErrorText(problem)
+		msg, fix := diag.FileErrorText(problem)
 		return []check{done(name+".hooks-file", Finding{Severity: Error, Path: file, Message: msg, Fix: fix})}
 	}
 	s := &ourSpec{mode: agentpkg.Reinject, rel: file, schema: entry.File, script: script,
 		hook: func(budget time.Duration) generate.Hook { return entry.Hook(agentpkg.Options{Budget: budget}) }}
-	for _, h := range f.handlers {
-		if h.event == entry.File.Event && p.Scope.User.Ours(h.command) {
+	for _, h := range f.Handlers {
+		if h.Event == entry.File.Event && p.Scope.User.Ours(h.Command) {
 			s.ours = append(s.ours, h)
 		}
 	}
@@ -147,7 +148,7 @@ func (d *doctor) userChecks(ctx context.Context, a *agent) []check {
 			Fix:     setup()})}
 	}
 	budget := agentpkg.DefaultBudget
-	if b, ok := scriptBudget(script); ok {
+	if b, ok := diag.ScriptBudget(script); ok {
 		budget = b
 	}
 	var hookRows []Finding
@@ -181,8 +182,8 @@ func (d *doctor) userChecks(ctx context.Context, a *agent) []check {
 // and no kbs), in a sub-folder of a Kanbus project (the reminder), and at
 // the root of a Kanbus project that has the project's own hook (nothing,
 // and no kbs: the project's hook prints it).
-func (d *doctor) userLive(ctx context.Context, a *agent, h handler, budget time.Duration) Finding {
-	f := Finding{Path: h.file.show}
+func (d *doctor) userLive(ctx context.Context, a *agent, h diag.Handler, budget time.Duration) Finding {
+	f := Finding{Path: h.File.Show}
 	tmp, err := d.scratch()
 	if err != nil {
 		f.Severity, f.Message = Info, "the live runs were skipped: cannot make a temporary directory: "+err.Error()
@@ -223,7 +224,7 @@ func (d *doctor) userLive(ctx context.Context, a *agent, h handler, budget time.
 		}
 		payload := fmt.Sprintf(`{"session_id":"nowhook-doctor","transcript_path":"","cwd":%q,"hook_event_name":"SessionStart","source":"compact"}`+"\n", dir)
 		res := runProc(ctx, proc{
-			argv:  []string{a.p.Hooks.Shell, "-c", h.command},
+			argv:  []string{a.p.Hooks.Shell, "-c", h.Command},
 			dir:   dir,
 			env:   d.hookEnv(a, fk, "CLAUDE_PROJECT_DIR="+dir, "QWEN_PROJECT_DIR="+dir),
 			stdin: []byte(payload),
@@ -243,9 +244,9 @@ func (d *doctor) userLive(ctx context.Context, a *agent, h handler, budget time.
 		case res.exit != 0:
 			bad = append(bad, fmt.Sprintf("%s: exit %d, where it should exit 0", label, res.exit))
 		case wantOutput && !bytes.Contains(res.stdout, []byte(probeIDs[0])):
-			bad = append(bad, fmt.Sprintf("%s: printed no reminder (kbs ran %s)", label, plural(calls, "time")))
+			bad = append(bad, fmt.Sprintf("%s: printed no reminder (kbs ran %s)", label, diag.Plural(calls, "time")))
 		case !wantOutput && (len(bytes.TrimSpace(res.stdout)) > 0 || calls > 0):
-			bad = append(bad, fmt.Sprintf("%s: printed %d bytes and started kbs %s, where it should print nothing and start no kbs (%s)", label, len(res.stdout), plural(calls, "time"), want))
+			bad = append(bad, fmt.Sprintf("%s: printed %d bytes and started kbs %s, where it should print nothing and start no kbs (%s)", label, len(res.stdout), diag.Plural(calls, "time"), want))
 		}
 	}
 	res, n := run("outside", outside)

@@ -1,0 +1,77 @@
+package diag
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nowhook/nowhook/generate"
+)
+
+// MaxRead bounds every file doctor reads.
+const MaxRead = 8 << 20
+
+// ReadBounded reads a file of at most MaxRead bytes.
+func ReadBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	if _, err := b.ReadFrom(io.LimitReader(f, MaxRead+1)); err != nil {
+		return nil, err
+	}
+	if b.Len() > MaxRead {
+		return nil, fmt.Errorf("is larger than %d MiB", MaxRead>>20)
+	}
+	return b.Bytes(), nil
+}
+
+// FileErrorText splits a FileError into a row's message and its fix.
+func FileErrorText(e *generate.FileError) (msg, fix string) {
+	c := *e
+	c.Fix = ""
+	return c.Error(), strings.TrimSuffix(e.Fix, ", then run nowhook setup again")
+}
+
+// Plural is "1 what" or "n whats".
+func Plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// ShellQuote quotes s for a fix command a user pastes into a shell.
+func ShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./~=:,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+var budgetRE = regexp.MustCompile(`nowhook[ -]reminder --timeout (\S+)`)
+
+// ScriptBudget is the time the wrapper script at path gives kbs (its
+// --timeout), when it states one.
+func ScriptBudget(path string) (time.Duration, bool) {
+	b, err := ReadBounded(path)
+	if err != nil {
+		return 0, false
+	}
+	m := budgetRE.FindSubmatch(b)
+	if m == nil {
+		return 0, false
+	}
+	t, err := time.ParseDuration(string(m[1]))
+	if err != nil || t <= 0 {
+		return 0, false
+	}
+	return t, true
+}
