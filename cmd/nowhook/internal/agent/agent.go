@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 )
 
 // Mode is how nowhook serves an agent.
@@ -79,8 +81,10 @@ type Agent struct {
 	Binaries []string
 	// Hooks is how the agent reads hook files (doctor reads them all).
 	Hooks HookFormat
-	// Checks names doctor's checks for the agent, in the order they run.
-	Checks []string
+	// Doctor is what doctor needs beyond the artifacts and the hook
+	// format: the agent's own checks, and its checkpoint transcript
+	// (doctor.go).
+	Doctor Doctor
 	// Trust is a step that makes the agent run our hook at all (Codex's
 	// hook trust), or nil.
 	Trust *Trust
@@ -132,16 +136,25 @@ type HookFormat struct {
 	// put the reminder back after compaction to the reason; a hook there
 	// that runs `kbs now` is an error.
 	WrongEvents map[string]string
+	// DisableKey is a top-level key of a hook file that, set to true,
+	// turns every hook off ("disableAllHooks"), if the agent has one.
+	DisableKey string
+	// OnceByCommand: the agent runs a byte-identical command found in
+	// several hook files once, and every other spelling of it again.
+	OnceByCommand bool
+	// BlockingEvent is the event whose hooks can stop a compaction (by
+	// exiting 2 or printing {"decision": "block"}), if the agent has one.
+	BlockingEvent string
 }
 
-// Hook file layouts.
+// Hook file layouts (diag reads them).
 const (
 	// LayoutGrouped: {"hooks": {EVENT: [{"matcher", "hooks": [handler...]}]}}.
-	LayoutGrouped = "grouped"
+	LayoutGrouped = diag.LayoutGrouped
 	// LayoutFlat: {"hooks": {EVENT: [handler...]}}.
-	LayoutFlat = "flat"
+	LayoutFlat = diag.LayoutFlat
 	// LayoutNamed: {NAME: {EVENT: [handler...]}}.
-	LayoutNamed = "named"
+	LayoutNamed = diag.LayoutNamed
 )
 
 // All is the agent table, in the order people see it.

@@ -57,9 +57,7 @@ func TestTableComplete(t *testing.T) {
 				t.Errorf("%s: mode %s has no words for the wizard or owns nothing", a.Name, m)
 			}
 		}
-		if len(a.Checks) == 0 || a.Checks[0] != "mode" {
-			t.Errorf("%s: doctor's checks must start with mode: %v", a.Name, a.Checks)
-		}
+		checkDoctorData(t, a)
 	}
 }
 
@@ -129,5 +127,33 @@ func TestDetect(t *testing.T) {
 	want := []string{"claude: .claude/ exists, CLAUDE.md exists", "cursor: .cursor/ exists, .cursor/rules/ has rules", "antigravity: .agents/rules/ exists"}
 	if strings.Join(desc, "\n") != strings.Join(want, "\n") {
 		t.Errorf("Detect found:\n%s\nwant:\n%s", strings.Join(desc, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// checkDoctorData: what a row tells doctor holds together. Its own checks
+// have names, once each, and a Run; each block it says it misses is one
+// its modes write; a checkpoint brings a transcript for doctor's live runs.
+func checkDoctorData(t *testing.T, a *Agent) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, q := range a.Doctor.Quirks {
+		if q.Name == "" || q.Run == nil || seen[q.Name] {
+			t.Errorf("%s: a check of its own has no name, no Run, or a name twice: %q", a.Name, q.Name)
+		}
+		seen[q.Name] = true
+	}
+	for name := range a.Doctor.BlockMisses {
+		written := false
+		for _, art := range a.Owned() {
+			if b, ok := BlockOf(art); ok && b.Block.Name == name && b != OnDemandBlock && b != KanbusAgentsBlock {
+				written = true
+			}
+		}
+		if !written {
+			t.Errorf("%s: Doctor.BlockMisses names the block %q, which no mode writes into a file of its own", a.Name, name)
+		}
+	}
+	if len(a.Checkpoint) > 0 && a.Doctor.Transcript == nil {
+		t.Errorf("%s: a checkpoint without a Doctor.Transcript for doctor's live runs", a.Name)
 	}
 }

@@ -47,5 +47,4 @@ var amp = &Agent{
 		Files:  []string{".amp/settings.json", "~/.config/amp/settings.json"},
 		Layout: LayoutFlat,
 	},
-	Checks: []string{"mode", "reach"},
 }

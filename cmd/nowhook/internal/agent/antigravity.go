@@ -35,5 +35,4 @@ var antigravity = &Agent{
 			"PreInvocation": antigravityReason,
 		},
 	},
-	Checks: []string{"mode", "reach", "hooks-file", "inject-event"},
 }

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"fmt"
+
 	"github.com/nowhook/nowhook/generate"
 	"github.com/nowhook/nowhook/templates"
 )
@@ -157,14 +159,38 @@ var claude = &Agent{
 		Strict:        true,
 		Shell:         "/bin/sh",
 		ProjectDirEnv: "CLAUDE_PROJECT_DIR",
+		DisableKey:    "disableAllHooks",
+		OnceByCommand: true,
+		BlockingEvent: "PreCompact",
 		WrongEvents: map[string]string{
 			"PreCompact":  "Claude Code gives PreCompact output to the summariser as extra instructions, not to the model after compaction; use SessionStart with matcher compact",
 			"PostCompact": "Claude Code shows PostCompact output to the user only; use SessionStart with matcher compact",
 		},
 	},
-	Checks:     []string{"mode", "reach", "hooks-file", "disabled", "hook", "script", "twice", "inject-event", "precompact-block", "md", "checkpoint"},
+	Doctor: Doctor{
+		BlockMisses: map[string]string{
+			claudeCompactBlock.Name: "the compaction summary is not told to keep the Kanbus issue ids",
+		},
+		Transcript: claudeTranscript,
+	},
 	Checkpoint: claudeCheckpoint,
 	Scope:      claudeScope,
+}
+
+// claudeTranscript is a Claude Code transcript for the checkpoint's live
+// runs (docs/platforms.md, "Checkpoint: reading the context use"): a
+// prompt, then the assistant record of the reply that asked for the tool
+// call, whose usage sums to the context use. Claude Code 2.1.332 gives
+// claude-sonnet-4-5 a 200,000-token window.
+var claudeTranscript = &Transcript{
+	About:  "a synthetic Claude Code transcript of claude-sonnet-4-5 with its 200000-token window",
+	Window: 200_000,
+	ToolID: "toolu_nowhook_doctor",
+	Write: func(used int64) []byte {
+		return fmt.Appendf(nil, `{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"nowhook doctor"},"uuid":"nowhook-doctor-u"}
+{"parentUuid":"nowhook-doctor-u","isSidechain":false,"message":{"id":"msg_nowhook_doctor","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_nowhook_doctor","name":"Bash","input":{"command":"true"}}],"stop_reason":"tool_use","usage":{"input_tokens":%d,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":8}},"requestedModel":"claude-sonnet-4-5","type":"assistant","uuid":"nowhook-doctor-a"}
+`, used-8)
+	},
 }
 
 // claudeScope (measured on 2.1.332): Claude Code loads .claude/settings.json

@@ -139,7 +139,7 @@ var codex = &Agent{
 			"PostCompact": "Codex's PostCompact hooks cannot inject context; use SessionStart with matcher compact",
 		},
 	},
-	Checks:     []string{"mode", "reach", "hooks-file", "config", "hook", "script", "inject-event", "features", "layers", "trust", "agents-md-cap", "checkpoint"},
+	Doctor:     Doctor{Transcript: codexRollout},
 	Checkpoint: codexCheckpoint,
 	Scope:      codexScope,
 	Trust: &Trust{
@@ -150,6 +150,28 @@ var codex = &Agent{
 		Keys:      codexTrustKeys,
 		Forget:    forgetCodexTrust,
 		Preflight: checkCodexConfig,
+	},
+}
+
+// codexRollout is a Codex rollout for the checkpoint's live runs
+// (docs/platforms.md, "Checkpoint: reading the context use"): the
+// session, a task_started with the model_context_window (95000: what
+// Codex 0.171.0 reports for a configured 100000), the function call and
+// the token_usage_record of its reply. Codex's payloads add turn_id and
+// model.
+var codexRollout = &Transcript{
+	About:  "a synthetic Codex rollout with model_context_window 95000",
+	Window: 95_000,
+	ToolID: "call_nowhook_doctor",
+	Write: func(used int64) []byte {
+		return fmt.Appendf(nil, `{"timestamp":"2026-11-30T00:00:00.000Z","type":"session_meta","payload":{"id":"nowhook-doctor","cwd":"/","originator":"nowhook_doctor","cli_version":"0.171.0"}}
+{"timestamp":"2026-11-30T00:00:00.000Z","type":"event_msg","payload":{"type":"task_started","turn_id":"nowhook-doctor","model_context_window":95000}}
+{"timestamp":"2026-11-30T00:00:01.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"true\"}","call_id":"call_nowhook_doctor"}}
+{"timestamp":"2026-11-30T00:00:01.000Z","type":"token_usage_record","payload":{"thread_id":"nowhook-doctor","turn_id":"nowhook-doctor","response_id":"nowhook-doctor","usage":{"input_tokens":%d,"cached_input_tokens":0,"cache_write_input_tokens":0,"output_tokens":5,"reasoning_output_tokens":0,"total_tokens":%d}}}
+`, used-5, used)
+	},
+	Payload: func(pl map[string]any) {
+		pl["turn_id"], pl["model"] = "nowhook-doctor", "gpt-5-codex"
 	},
 }
 

@@ -54,5 +54,4 @@ var copilot = &Agent{
 		Files:  []string{".github/copilot/settings.json", ".github/copilot/settings.local.json", "~/.copilot/settings.json"},
 		Layout: LayoutFlat,
 	},
-	Checks: []string{"mode", "reach"},
 }

@@ -66,5 +66,4 @@ var cursor = &Agent{
 			"sessionStart": "Cursor's sessionStart fires at every new conversation, not after compaction, and " + cursorReason,
 		},
 	},
-	Checks: []string{"mode", "reach", "hooks-file", "hook", "script", "inject-event"},
 }

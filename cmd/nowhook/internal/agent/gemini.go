@@ -1,5 +1,14 @@
 package agent
 
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
+)
+
 // Gemini CLI (docs/platforms.md#gemini-cli) cannot re-inject: it has no
 // event after a compression, and its PreCompress hook fires on every turn,
 // its output shown to the user only. Gemini CLI reads GEMINI.md, not AGENTS.md
@@ -56,5 +65,206 @@ var gemini = &Agent{
 			"BeforeModel": "BeforeModel fires before every model call, which would inject on every turn, not after compaction",
 		},
 	},
-	Checks: []string{"mode", "reach", "hooks-file", "inject-event", "migrated-hooks", "context-file"},
+	Doctor: Doctor{
+		Quirks: []Check{geminiMigratedCheck, geminiContextCheck},
+		Loads:  geminiContextFiles,
+	},
+}
+
+// Doctor's checks of Gemini CLI alone: hooks that carry Claude Code's
+// matchers and units into Gemini CLI (what `gemini hooks migrate
+// --from-claude` makes of them), and the context file that teaches `kbs
+// now`, as context.fileName names it (which reach reads too: Loads).
+
+// geminiTriggers are, for the events that have one, the values Gemini CLI
+// 0.61.0 compares a group's matcher with: exactly, after trimming, with ""
+// and "*" matching all (no regex, no "a|b").
+var geminiTriggers = map[string][]string{
+	"SessionStart": {"startup", "resume", "clear"},
+	"SessionEnd":   {"exit", "clear", "logout", "prompt_input_exit", "other"},
+	"PreCompress":  {"manual", "auto"},
+}
+
+// geminiEvents are the hook events Gemini CLI 0.61.0 knows; it skips any
+// other ("Invalid hook event name"). For Claude Code's names, the event
+// gemini hooks migrate --from-claude maps them to.
+var geminiEvents = map[string]bool{
+	"SessionStart": true, "SessionEnd": true, "PreCompress": true, "BeforeAgent": true, "AfterAgent": true,
+	"BeforeModel": true, "AfterModel": true, "BeforeTool": true, "AfterTool": true, "BeforeToolSelection": true, "Notification": true,
+}
+
+var claudeToGemini = map[string]string{
+	"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool", "UserPromptSubmit": "BeforeAgent",
+	"Stop": "AfterAgent", "SubagentStop": "AfterAgent", "PreCompact": "PreCompress",
+}
+
+// geminiMinTimeout: Gemini CLI counts hook timeouts in milliseconds, so a
+// timeout under a second is almost surely Claude Code's seconds.
+const geminiMinTimeout = 1000
+
+const geminiMigrate = "gemini hooks migrate --from-claude copies Claude Code's matchers and timeouts as they are"
+
+// geminiMigratedCheck: hooks written for Claude Code that Gemini CLI does
+// not run as written (measured on 0.61.0): an event it does not know
+// (Claude's PreCompact, Stop...), a handler outside a {"matcher", "hooks"}
+// group (it discards it), a group whose matcher it never matches (Claude
+// Code's "compact", or "startup|resume"), and a timeout under 1000, which
+// it reads as milliseconds (Claude Code's 10 seconds become 10 ms). A hook
+// that runs the reminder is an error; others a warning.
+var geminiMigratedCheck = Check{Name: "migrated-hooks", Run: func(v View) []diag.Finding {
+	a := v.Agent()
+	var out []diag.Finding
+	for _, f := range v.HookFiles() {
+		if f.ReadErr != nil || f.ParseErr != nil || len(f.Handlers) == 0 {
+			continue
+		}
+		var found []diag.Finding
+		deadGroup := map[string]bool{} // one row per group for its matcher
+		for _, h := range f.Handlers {
+			sev, reminder := diag.Warn, v.RunsReminder(h)
+			if reminder {
+				sev = diag.Error
+			}
+			groupAt := strings.TrimSuffix(h.At, fmt.Sprintf(".hooks[%d]", h.Index))
+			if !geminiEvents[h.Event] {
+				msg := fmt.Sprintf("%s: %s has no hook event %q and skips it, so this hook never runs", h.Where(), a.Title, h.Event)
+				fix := fmt.Sprintf("move the entry at %s under one of %s's events, or delete it", h.Where(), a.Title)
+				if to, ok := claudeToGemini[h.Event]; ok {
+					msg += fmt.Sprintf(" (%q is Claude Code's name; Gemini CLI's nearest is %q)", h.Event, to)
+					fix = fmt.Sprintf("rename %q to %q at %s, or delete the entry", h.Event, to, h.Where())
+				}
+				found = append(found, diag.Finding{Severity: sev, Path: f.Show, Message: msg, Fix: fix})
+				continue
+			}
+			if !h.Wrapped {
+				found = append(found, diag.Finding{Severity: sev, Path: f.Show,
+					Message: fmt.Sprintf("%s: this handler is not inside a group's \"hooks\" list; %s discards it (\"Discarding invalid hook definition\"), so it never runs", h.Where(), a.Title),
+					Fix:     fmt.Sprintf("wrap the handler at %s in {\"hooks\": [...]} (with a \"matcher\" if it needs one)", h.Where())})
+				continue
+			}
+			if values, ok := geminiTriggers[h.Event]; ok && h.Matcher != nil && !deadGroup[groupAt] {
+				m := strings.TrimSpace(*h.Matcher)
+				if m != "" && m != "*" && !contains(values, m) {
+					deadGroup[groupAt] = true
+					msg := fmt.Sprintf("%s: the %s group's matcher %q never matches in %s, which compares it exactly with the %s (%s), so this hook never runs",
+						h.Where(), h.Event, *h.Matcher, a.Title, triggerWord(h.Event), strings.Join(values, ", "))
+					fix := fmt.Sprintf("set the matcher at %s to one of %s (or \"*\"), or delete the group", h.Where(), strings.Join(values, ", "))
+					if m == "compact" || reminder {
+						msg += "; " + geminiMigrate + ", and " + a.Title + " has no event after a compression"
+					}
+					if reminder {
+						fix = fmt.Sprintf("delete the %s entry at %s; %s teaches `kbs now` in %s instead", h.Event, h.Where(), v.SetupFix(a.Name), GeminiContextFile)
+					}
+					found = append(found, diag.Finding{Severity: sev, Path: f.Show, Message: msg, Fix: fix})
+				}
+			}
+			if n, ok := h.Obj["timeout"].(json.Number); ok {
+				ms, err := strconv.ParseFloat(n.String(), 64)
+				if err == nil && ms > 0 && ms < geminiMinTimeout {
+					found = append(found, diag.Finding{Severity: sev, Path: f.Show,
+						Message: fmt.Sprintf("%s: \"timeout\": %s is %s milliseconds: %s counts hook timeouts in milliseconds (Claude Code in seconds) and kills this hook after %s ms; %s",
+							h.Where(), n, n, a.Title, n, geminiMigrate),
+						Fix: fmt.Sprintf("write \"timeout\": %s (%s seconds) at %s, or delete it for the default of 60000 ms", strconv.FormatFloat(ms*1000, 'f', -1, 64), n, h.Where())})
+				}
+			}
+		}
+		if len(found) == 0 {
+			found = append(found, diag.Finding{Path: f.Show,
+				Message: fmt.Sprintf("%s: %s, each in a group under an event %s knows, none with a matcher it never matches or a timeout under %d ms (it counts milliseconds)",
+					f.Show, diag.Plural(len(f.Handlers), "hook handler"), a.Title, geminiMinTimeout)})
+		}
+		out = append(out, found...)
+	}
+	return out
+}}
+
+func triggerWord(event string) string {
+	switch event {
+	case "SessionStart":
+		return "session's source"
+	case "SessionEnd":
+		return "session's end reason"
+	}
+	return "compression's trigger"
+}
+
+// geminiContextCheck: Gemini CLI reads the files context.fileName names
+// (the project's settings win over the user's; the default is GEMINI.md),
+// and AGENTS.md only when it is one of them: one of those files must hold
+// the kbs-now block.
+var geminiContextCheck = Check{Name: "context-file", Run: func(v View) []diag.Finding {
+	a := v.Agent()
+	names, source := geminiContextFiles(v.HookFiles())
+	name := OnDemandBlock.Block.Name
+	var fallback *diag.Finding
+	for _, file := range names {
+		f, has := v.Block(file, name, "Gemini CLI never learns to run `kbs now`", v.SetupFix(a.Name))
+		if !has {
+			continue
+		}
+		if f.Severity == diag.OK {
+			f.Message += fmt.Sprintf(", and %s reads %s (%s)", a.Title, file, source)
+			return []diag.Finding{f}
+		}
+		if fallback == nil {
+			fallback = &f
+		}
+	}
+	if fallback != nil {
+		return []diag.Finding{*fallback}
+	}
+	others := false
+	for _, art := range a.Owned() {
+		if b, ok := art.(*Block); ok && v.HasBlock(b.File, name) {
+			others = true
+		}
+	}
+	if v.Mode() == "" && !others {
+		return nil // the mode row says that nowhook has not set it up
+	}
+	which := "which has no"
+	if len(names) > 1 {
+		which = "none of which has the"
+	}
+	f := diag.Finding{Severity: diag.Warn, Path: names[0],
+		Message: fmt.Sprintf("%s reads %s (%s), %s nowhook kbs-now block, so %s never learns to run `kbs now`",
+			a.Title, strings.Join(names, ", "), source, which, a.Title),
+		Fix: v.SetupFix(a.Name)}
+	if !contains(names, GeminiContextFile) {
+		f.Fix = fmt.Sprintf("add %q to context.fileName (%s), then run %s", GeminiContextFile, source, v.SetupFix(a.Name))
+	}
+	if !contains(names, OnDemandBlock.File) && v.HasBlock(OnDemandBlock.File, name) {
+		f.Message += fmt.Sprintf(" (%s has it, but %s reads %s only when context.fileName lists it)", OnDemandBlock.File, a.Title, OnDemandBlock.File)
+	}
+	return []diag.Finding{f}
+}}
+
+// geminiContextFiles returns the context files Gemini CLI reads and where
+// that list comes from.
+func geminiContextFiles(files []*diag.HookFile) ([]string, string) {
+	for _, user := range []bool{false, true} {
+		for _, f := range files {
+			if f.User != user || f.Doc == nil {
+				continue
+			}
+			ctx, _ := f.Doc["context"].(map[string]any)
+			switch v := ctx["fileName"].(type) {
+			case string:
+				if v != "" {
+					return []string{v}, "context.fileName in " + f.Show
+				}
+			case []any:
+				var names []string
+				for _, x := range v {
+					if s, ok := x.(string); ok && s != "" {
+						names = append(names, s)
+					}
+				}
+				if len(names) > 0 {
+					return names, "context.fileName in " + f.Show
+				}
+			}
+		}
+	}
+	return []string{GeminiContextFile}, "its default context file"
 }

@@ -1,9 +1,14 @@
 package agent
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
 	"github.com/nowhook/nowhook/templates"
 )
@@ -79,7 +84,7 @@ var opencode = &Agent{
 	Markers:  []string{".opencode", "opencode.json", "opencode.jsonc"},
 	Binaries: []string{"opencode"},
 	Reads:    opencodeReads,
-	Checks:   []string{"mode", "reach", "plugin"},
+	Doctor:   Doctor{Quirks: []Check{opencodePluginCheck}},
 	Scope:    opencodeScope,
 }
 
@@ -89,4 +94,99 @@ var opencodeScope = Scope{
 	SubFolders: true,
 	Loads:      "from the directory it starts in and the folders above it",
 	Refused:    "OpenCode already runs the project's plugin in sessions started in a sub-folder (it looks for .opencode/ in the folders above the session's directory)",
+}
+
+// opencodePluginCheck: the files OpenCode's re-inject mode owns whole
+// (the plugin and the wrapper it runs) are present, nowhook's current
+// templates and unchanged, and the wrapper is executable. OpenCode
+// re-injects through a plugin that runs the wrapper, not through a hook
+// entry in a JSON file, so the hook checks find nothing of it.
+var opencodePluginCheck = Check{Name: "plugin", Run: func(v View) []diag.Finding {
+	var out []diag.Finding
+	for _, s := range ownedWhole(v.Agent()) {
+		path := filepath.Join(v.Root(), filepath.FromSlash(s.File))
+		if _, err := os.Lstat(path); v.Mode() != Reinject && err != nil {
+			continue
+		}
+		out = append(out, opencodeOwnedFinding(v, s, path))
+	}
+	return out
+}}
+
+// ownedWhole lists the files the agent's re-inject mode owns whole.
+func ownedWhole(a *Agent) []*Script {
+	spec, ok := a.Spec(Reinject)
+	if !ok {
+		return nil
+	}
+	var out []*Script
+	for _, art := range spec.Artifacts {
+		if s, ok := art.(*Script); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// pluginLimitRE finds the time the plugin gives the wrapper.
+var pluginLimitRE = regexp.MustCompile(`(?m)^const limitMs = (\d+) \* 1000$`)
+
+// ownedFinding reports one file the agent's re-inject mode owns whole.
+func opencodeOwnedFinding(v View, s *Script, path string) diag.Finding {
+	a := v.Agent()
+	f := diag.Finding{Path: s.File, Severity: diag.Error}
+	setup := v.SetupFix(a.Name + "=" + string(Reinject))
+	what := "the plugin"
+	if !s.NotExec {
+		what = "the wrapper the plugin runs"
+	}
+	info, err := os.Stat(path)
+	switch {
+	case err != nil && os.IsNotExist(err):
+		f.Message = fmt.Sprintf("%s (%s) is missing, so %s gets no reminder after compaction", s.File, what, a.Title)
+		f.Fix = setup
+		return f
+	case err != nil:
+		f.Message = fmt.Sprintf("%s cannot be read: %v", s.File, err)
+		return f
+	case !info.Mode().IsRegular():
+		f.Message = fmt.Sprintf("%s is not a regular file, so %s gets no reminder after compaction", s.File, a.Title)
+		f.Fix = "move " + s.File + " away, then run " + setup
+		return f
+	case !s.NotExec && info.Mode()&0o111 == 0:
+		f.Message = fmt.Sprintf("%s is not executable (mode %04o): the plugin cannot run it, so %s gets no reminder", s.File, info.Mode().Perm(), a.Title)
+		f.Fix = "chmod +x " + diag.ShellQuote(v.ShowFix(path))
+		return f
+	}
+	b, err := diag.ReadBounded(path)
+	if err != nil {
+		f.Message = fmt.Sprintf("%s cannot be read: %v", s.File, err)
+		return f
+	}
+	state, version := generate.InspectScript(b)
+	f.Severity = diag.Warn
+	switch {
+	case state == generate.ScriptOurs && version == templates.Version:
+		f.Severity = diag.OK
+		f.Message = fmt.Sprintf("%s (%s) is nowhook's current template (v%d), unchanged", s.File, what, version)
+		if budget, ok := diag.ScriptBudget(path); ok {
+			f.Message += fmt.Sprintf(", gives kbs %s", budget)
+		}
+		if m := pluginLimitRE.FindSubmatch(b); m != nil {
+			f.Message += fmt.Sprintf(", gives the wrapper %ss", m[1])
+		}
+	case state == generate.ScriptOurs && version < templates.Version:
+		f.Message = fmt.Sprintf("%s is template v%d, older than this nowhook's v%d", s.File, version, templates.Version)
+		f.Fix = setup
+	case state == generate.ScriptOurs:
+		f.Message = fmt.Sprintf("%s is template v%d, newer than this nowhook's v%d", s.File, version, templates.Version)
+		f.Fix = "upgrade nowhook (./install.sh in a current nowhook checkout)"
+	case state == generate.ScriptModified:
+		f.Message = fmt.Sprintf("%s was changed by hand since nowhook wrote it (template v%d): doctor cannot vouch for it, and setup leaves it alone", s.File, version)
+		f.Fix = v.SetupFix(a.Name+"="+string(Reinject), "--force")
+	default:
+		f.Message = fmt.Sprintf("%s has no nowhook signature line, so it is yours: doctor cannot tell whether %s puts the reminder back", s.File, a.Title)
+		f.Fix = v.SetupFix(a.Name+"="+string(Reinject), "--force")
+	}
+	return f
 }

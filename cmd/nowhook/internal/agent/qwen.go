@@ -2,7 +2,17 @@ package agent
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
 
+	"github.com/tailscale/hujson"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
 )
 
@@ -97,14 +107,20 @@ var qwen = &Agent{
 		Shell:         "/bin/bash",
 		ProjectDirEnv: "QWEN_PROJECT_DIR",
 		JSONOutput:    true,
+		DisableKey:    "disableAllHooks",
 		WrongEvents: map[string]string{
 			"PreCompact":       "Qwen Code gives PreCompact output to the summariser as extra instructions, not to the model after compaction; use SessionStart with matcher compact",
 			"PostCompact":      "Qwen Code discards PostCompact output; use SessionStart with matcher compact",
 			"UserPromptSubmit": "UserPromptSubmit fires at every prompt, which would inject on every turn, not after compaction (and before an automatic compression, not after it)",
 		},
 	},
-	Checks: []string{"mode", "reach", "hooks-file", "loadable", "disabled", "folder-trust", "hook", "ms-timeout", "script", "inject-event", "qwen-md"},
-	Scope:  qwenScope,
+	Doctor: Doctor{
+		Quirks: []Check{qwenLoadableCheck, qwenTrustCheck, qwenMsTimeoutCheck},
+		BlockMisses: map[string]string{
+			onDemand.Name: "Qwen Code learns `kbs now` only from AGENTS.md, which it skips when its context.fileName setting names other files",
+		},
+	},
+	Scope: qwenScope,
 }
 
 // qwenScope (measured on 0.24.4): like Claude Code, Qwen Code loads
@@ -173,4 +189,176 @@ func QwenLoadError(path string, b []byte) *generate.FileError {
 		Problem:     "has " + what + ", which Qwen Code cannot parse (it takes comments, not trailing commas)",
 		Consequence: "at its next start Qwen Code copies the file to " + path + ".corrupted and replaces it with an empty one, so none of its hooks or settings apply",
 		Fix:         "remove " + map[bool]string{true: "the trailing comma", false: "every trailing comma"}[len(commas) == 1] + " from " + path + ", then run nowhook setup again"}
+}
+
+// Doctor's checks of Qwen Code alone (docs/platforms.md#qwen-code): the
+// settings it cannot load, its folder trust, and timeouts it reads as
+// milliseconds.
+
+// qwenLoadableCheck: Qwen Code takes comments in its settings files but
+// not trailing commas, which nowhook's JSON reader accepts; a project file
+// with one is reset at Qwen's next start, a user file stops Qwen.
+var qwenLoadableCheck = Check{Name: "loadable", Run: func(v View) []diag.Finding {
+	var out []diag.Finding
+	for _, f := range v.HookFiles() {
+		if f.ReadErr != nil || f.ParseErr != nil {
+			continue // hooks-file says why
+		}
+		fe := QwenLoadError(f.Show, f.Raw)
+		if fe == nil {
+			continue
+		}
+		if f.User {
+			fe.Consequence = v.Agent().Title + " refuses to start until it is fixed"
+		}
+		msg, fix := diag.FileErrorText(fe)
+		out = append(out, diag.Finding{Severity: diag.Error, Path: f.Show, Message: msg, Fix: fix})
+	}
+	return out
+}}
+
+// qwenLegacyTimeout: Qwen Code reads a hook timeout of 1000 or more as
+// milliseconds, its old unit.
+const qwenLegacyTimeout = 1000
+
+// qwenMsTimeoutCheck: a hook that runs the reminder with a timeout Qwen
+// Code reads as milliseconds (the generic hook check reads seconds).
+var qwenMsTimeoutCheck = Check{Name: "ms-timeout", Run: func(v View) []diag.Finding {
+	var out []diag.Finding
+	budget := v.Budget()
+	for _, f := range v.HookFiles() {
+		for _, h := range f.Handlers {
+			n, ok := h.Obj["timeout"].(json.Number)
+			if !ok || !v.RunsReminder(h) {
+				continue
+			}
+			ms, err := strconv.ParseFloat(n.String(), 64)
+			if err != nil || ms < qwenLegacyTimeout {
+				continue
+			}
+			limit := time.Duration(ms * float64(time.Millisecond))
+			fd := diag.Finding{Path: f.Show, Severity: diag.Info,
+				Message: fmt.Sprintf("%s: \"timeout\": %s is %s to %s, which reads values of %d or more as milliseconds", h.Where(), n, limit, v.Agent().Title, qwenLegacyTimeout)}
+			if limit < budget {
+				fd.Severity = diag.Warn
+				fd.Message += fmt.Sprintf("; it cancels the hook before the %s the wrapper gives kbs, so a slow kbs means no reminder", budget)
+				fd.Fix = fmt.Sprintf("set the timeout at %s to seconds, e.g. %d", h.Where(), int(budget/time.Second)+5)
+			}
+			out = append(out, fd)
+		}
+	}
+	return out
+}}
+
+// qwenTrustCheck: with folder trust on (security.folderTrust.enabled in
+// the user's settings; off unless turned on), Qwen Code loads a project's
+// .qwen/settings.json only in a folder its trustedFolders.json trusts; in
+// any other folder the compact hook never runs, and a headless run says
+// nothing (measured on 0.24.4). The rules are Qwen's: a rule covers its
+// folder and everything below (TRUST_PARENT: its parent folder's), the
+// deepest rule wins, and DO_NOT_TRUST wins a tie.
+var qwenTrustCheck = Check{Name: "folder-trust", Run: func(v View) []diag.Finding {
+	if v.Mode() != Reinject {
+		return nil
+	}
+	dir := v.Getenv("QWEN_HOME")
+	if dir == "" {
+		if v.Home() == "" {
+			return nil
+		}
+		dir = filepath.Join(v.Home(), ".qwen")
+	}
+	settings := filepath.Join(dir, "settings.json")
+	var enabled bool
+	for _, f := range v.HookFiles() {
+		if f.User && f.Abs == settings {
+			sec, _ := f.Doc["security"].(map[string]any)
+			ft, _ := sec["folderTrust"].(map[string]any)
+			enabled, _ = ft["enabled"].(bool)
+		}
+	}
+	if !enabled {
+		return nil
+	}
+	rulesFile := v.Getenv("QWEN_CODE_TRUSTED_FOLDERS_PATH")
+	if rulesFile == "" {
+		rulesFile = filepath.Join(dir, "trustedFolders.json")
+	}
+	rules, err := readQwenTrust(rulesFile)
+	show := v.Show(rulesFile)
+	if err != nil {
+		return []diag.Finding{{Severity: diag.Error, Path: show,
+			Message: fmt.Sprintf("%s cannot be read (%v); %s refuses to start until it is fixed", show, err, v.Agent().Title),
+			Fix:     "correct " + show}}
+	}
+	rule, level := qwenTrustFor(rules, v.Root())
+	fix := fmt.Sprintf("start qwen in %s and trust the folder when it asks, or add %q: \"TRUST_FOLDER\" to %s", v.Root(), v.Root(), show)
+	switch level {
+	case "TRUST_FOLDER", "TRUST_PARENT":
+		return []diag.Finding{{Path: show,
+			Message: fmt.Sprintf("folder trust is on and %s trusts %s (%q: %s), so %s loads .qwen/settings.json here", show, v.Root(), rule, level, v.Agent().Title)}}
+	case "DO_NOT_TRUST":
+		return []diag.Finding{{Severity: diag.Warn, Path: show,
+			Message: fmt.Sprintf("folder trust is on and %s does not trust %s (%q: DO_NOT_TRUST), so %s ignores .qwen/settings.json here and the compact hook never runs (a headless run says nothing)", show, v.Root(), rule, v.Agent().Title),
+			Fix:     fix}}
+	}
+	return []diag.Finding{{Severity: diag.Warn, Path: show,
+		Message: fmt.Sprintf("folder trust is on (%s) and no rule in %s trusts %s, so %s ignores .qwen/settings.json here and the compact hook never runs (a headless run says nothing)", v.Show(settings), show, v.Root(), v.Agent().Title),
+		Fix:     fix}}
+}}
+
+// readQwenTrust reads Qwen's trustedFolders.json: folder -> trust level.
+func readQwenTrust(path string) (map[string]string, error) {
+	b, err := diag.ReadBounded(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	v, err := hujson.Parse(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")))
+	if err != nil {
+		return nil, err
+	}
+	v.Standardize()
+	var rules map[string]string
+	if err := json.Unmarshal(v.Pack(), &rules); err != nil {
+		return nil, err
+	}
+	return rules, nil
+}
+
+// qwenTrustFor returns the rule that decides root's trust, and its level.
+func qwenTrustFor(rules map[string]string, root string) (rule, level string) {
+	locations := []string{filepath.Clean(root)}
+	if real, err := filepath.EvalSymlinks(root); err == nil && real != locations[0] {
+		locations = append(locations, real)
+	}
+	best := -1
+	for path, lvl := range rules {
+		covered := filepath.Clean(path)
+		switch lvl {
+		case "TRUST_FOLDER", "DO_NOT_TRUST":
+		case "TRUST_PARENT":
+			covered = filepath.Dir(covered)
+		default:
+			continue
+		}
+		variants := []string{covered}
+		if real, err := filepath.EvalSymlinks(covered); err == nil && real != covered {
+			variants = append(variants, real)
+		}
+		for _, loc := range locations {
+			for _, c := range variants {
+				if loc != c && !strings.HasPrefix(loc, strings.TrimSuffix(c, string(filepath.Separator))+string(filepath.Separator)) {
+					continue
+				}
+				depth := len(strings.FieldsFunc(c, func(r rune) bool { return r == filepath.Separator }))
+				if depth > best || (depth == best && lvl == "DO_NOT_TRUST" && level != "DO_NOT_TRUST") {
+					best, rule, level = depth, path, lvl
+				}
+			}
+		}
+	}
+	return rule, level
 }

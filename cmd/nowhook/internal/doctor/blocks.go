@@ -157,3 +157,80 @@ var contributingMDCheck = checkFunc{"contributing-md", func(d *doctor, _ *agent)
 	}
 	return []Finding{f}
 }}
+
+// mdCheck: the Markdown blocks the agent's mode writes into files of the
+// agent's own (the row's Doctor.BlockMisses names them, with what the
+// agent misses without each: Claude Code's Compact Instructions, Qwen
+// Code's kbs-now block in QWEN.md) are present and current, each in the
+// file the agent table puts it in for the repository as it is. The
+// kbs-now blocks of AGENTS.md and CONTRIBUTING_AGENT.md, every agent's,
+// have rows of their own.
+var mdCheck = checkFunc{"md", func(d *doctor, a *agent) []Finding {
+	if a.mode == "" {
+		return nil
+	}
+	spec, _ := a.p.Spec(a.mode)
+	disk := agentpkg.DirFiles(d.root)
+	var needed, elsewhere []*agentpkg.Block
+	for _, art := range spec.Artifacts {
+		b, ok := agentpkg.BlockOf(art)
+		if !ok || b == agentpkg.OnDemandBlock || b == agentpkg.KanbusAgentsBlock {
+			continue
+		}
+		if _, judged := a.p.Doctor.BlockMisses[b.Block.Name]; !judged {
+			continue
+		}
+		if c, ok := art.(agentpkg.Conditional); ok && !c.Needed(disk, disk) {
+			elsewhere = append(elsewhere, b)
+			continue
+		}
+		needed = append(needed, b)
+	}
+	var out []Finding
+	fix := d.setupFix(a.agentArg())
+	for _, b := range needed {
+		out = append(out, d.mdFinding(a, b, elsewhere, fix))
+	}
+	return out
+}}
+
+// mdFinding reports the block b of the agent's mode, with the blocks of
+// the same mode that the table puts elsewhere for the repository as it is.
+// The files on disk cannot tell an instruction file of the user's that
+// setup filled (it then holds nothing but nowhook's blocks) from one that
+// nowhook created; setup knows from its record and keeps the block there.
+// Where b's file does not exist and another file holds the block, that
+// file is judged; where b's file is one the agent reads as instructions
+// and exists without the block (a CLAUDE.md the user wrote after setup),
+// the block still reaches the agent from the other, and setup moves it.
+func (d *doctor) mdFinding(a *agent, b *agentpkg.Block, elsewhere []*agentpkg.Block, fix string) Finding {
+	name := b.Block.Name
+	m := readMD(d.root, b.File)
+	var other *mdFile
+	if m.block(name) == nil && m.ReadErr == nil {
+		for _, o := range elsewhere {
+			if om := readMD(d.root, o.File); o.Block.Name == name && om.block(name) != nil && om.block(name).err == nil {
+				other = om
+				break
+			}
+		}
+	}
+	switch {
+	case other != nil && !m.exists:
+		m = other
+	case other != nil && readsFile(a.p, m.rel):
+		return Finding{Path: m.rel, Severity: Warn, Fix: fix,
+			Message: fmt.Sprintf("%s has no nowhook %s block; %s still reads the one in %s:%d, and setup moves it into %s (a file of yours) and deletes %s", m.rel, name, a.p.Title, other.rel, other.block(name).span.Line, m.rel, other.rel)}
+	}
+	return d.blockFinding(m, name, a.p.Doctor.BlockMisses[name], fix)
+}
+
+// readsFile reports whether the agent reads file as instructions.
+func readsFile(p *agentpkg.Agent, file string) bool {
+	for _, in := range p.Reads.Files {
+		if in.File == file {
+			return true
+		}
+	}
+	return false
+}

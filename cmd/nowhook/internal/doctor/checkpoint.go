@@ -25,13 +25,10 @@ import (
 // Claude Code a PreCompact entry runs the summary hint, which gives the
 // summariser the in-progress ids. The agent table declares them
 // (agentpkg.Agent.Checkpoint); the check "checkpoint" reports them and runs
-// them live on a synthetic transcript with a fake kbs. The checks that
+// them live on a synthetic transcript (the row's Doctor.Transcript) with a
+// fake kbs. The checks that
 // read every hook of an event (inject-event, precompact-block) know our own
 // entries from the table too, and Codex's trust covers them.
-
-func init() {
-	register(checkpointCheck{})
-}
 
 // checkpointCheck: what of the checkpoint is installed, that its entries
 // and scripts are as setup writes them, its threshold, and how the
@@ -328,25 +325,6 @@ const listingKbs = "#!/bin/sh\necho \"$$\" >>%[1]s\ncat <<'EOF'\n" +
 // which hook output reaches the model").
 var jsonOnly = map[string]bool{"PostToolUse": true}
 
-// transcriptProbe writes a synthetic session transcript in an agent's
-// format, for the checkpoint to read. The agents' files here register
-// theirs (claude.go, codex.go), by the agent's name.
-type transcriptProbe struct {
-	// about describes the transcript for the row.
-	about string
-	// window is the context window the transcript implies, in tokens.
-	window int64
-	// toolID is the id of the tool call in the transcript and the payload.
-	toolID string
-	// write returns a transcript whose latest model reply asked for the
-	// tool call and had used tokens in its context.
-	write func(used int64) []byte
-	// payload adds the agent's own keys to a hook payload.
-	payload func(pl map[string]any)
-}
-
-var transcriptProbes = map[string]transcriptProbe{}
-
 // cpProbe is one live run of a checkpoint entry.
 type cpProbe struct {
 	event  string
@@ -375,8 +353,8 @@ func (checkpointCheck) Start(ctx context.Context, d *doctor, a *agent) {
 	}
 	l := &cpLive{}
 	a.cpLive = l
-	probe, ok := transcriptProbes[a.p.Name]
-	if !ok {
+	probe := a.p.Doctor.Transcript
+	if probe == nil {
 		l.skipped = "doctor cannot write a transcript of " + a.p.Title + " for it"
 		return
 	}
@@ -386,7 +364,7 @@ func (checkpointCheck) Start(ctx context.Context, d *doctor, a *agent) {
 		return
 	}
 	l.at, l.atKnown = d.checkpointAt(a)
-	l.about = probe.about
+	l.about = probe.About
 	state := filepath.Join(tmp, a.p.Name+"-state")
 	n := 0
 	launch := func(s *ourSpec, pct int64, hint bool) *future[cpProbe] {
@@ -402,8 +380,8 @@ func (checkpointCheck) Start(ctx context.Context, d *doctor, a *agent) {
 			return nil
 		}
 		transcript := filepath.Join(dir, "transcript.jsonl")
-		used := probe.window * pct / 100
-		if err := os.WriteFile(transcript, probe.write(used), 0o600); err != nil {
+		used := probe.Window * pct / 100
+		if err := os.WriteFile(transcript, probe.Write(used), 0o600); err != nil {
 			return nil
 		}
 		pl := map[string]any{
@@ -420,12 +398,12 @@ func (checkpointCheck) Start(ctx context.Context, d *doctor, a *agent) {
 			pl["tool_name"] = "Bash"
 			pl["tool_input"] = map[string]any{"command": "true"}
 			pl["tool_response"] = map[string]any{"stdout": "", "stderr": ""}
-			pl["tool_use_id"] = probe.toolID
+			pl["tool_use_id"] = probe.ToolID
 		default:
 			pl["prompt"] = "nowhook doctor"
 		}
-		if probe.payload != nil {
-			probe.payload(pl)
+		if probe.Payload != nil {
+			probe.Payload(pl)
 		}
 		payload, _ := json.Marshal(pl)
 		budget, ok := cpBudget(d.readScript(s.script))

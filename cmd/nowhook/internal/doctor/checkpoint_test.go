@@ -40,18 +40,20 @@ func (r *repo) setup(name string, checkpoint bool) {
 }
 
 // TestEveryCheckpointHasAProbe: every agent whose table row has a
-// checkpoint runs the checkpoint check, and doctor can write a transcript
-// of it for the live runs.
+// checkpoint gets the checkpoint check, last, and its row brings a
+// transcript doctor writes for the live runs.
 func TestEveryCheckpointHasAProbe(t *testing.T) {
 	for _, p := range agentpkg.All {
-		if len(p.Checkpoint) == 0 {
-			continue
-		}
-		if !containsString(p.Checks, "checkpoint") {
-			t.Errorf("agent %s has a checkpoint, but its checks do not name \"checkpoint\"", p.Name)
-		}
-		if _, ok := transcriptProbes[p.Name]; !ok {
-			t.Errorf("agent %s has a checkpoint, but doctor has no transcript probe for it", p.Name)
+		cs := agentChecks(p)
+		last := cs[len(cs)-1].Name() == "checkpoint"
+		switch {
+		case len(p.Checkpoint) == 0 && last:
+			t.Errorf("agent %s has no checkpoint, but doctor checks one", p.Name)
+		case len(p.Checkpoint) == 0:
+		case !last:
+			t.Errorf("agent %s has a checkpoint, but doctor's checks of it do not end with \"checkpoint\"", p.Name)
+		case p.Doctor.Transcript == nil:
+			t.Errorf("agent %s has a checkpoint, but its row has no Doctor.Transcript for the live runs", p.Name)
 		}
 	}
 }
@@ -60,8 +62,12 @@ func TestEveryCheckpointHasAProbe(t *testing.T) {
 // as doctor means them: the window doctor names, the checkpoint just above
 // the threshold, nothing just below.
 func TestProbeTranscripts(t *testing.T) {
-	for name, probe := range transcriptProbes {
-		t.Run(name, func(t *testing.T) {
+	for _, p := range agentpkg.All {
+		probe := p.Doctor.Transcript
+		if probe == nil {
+			continue
+		}
+		t.Run(p.Name, func(t *testing.T) {
 			dir := realTemp(t)
 			if err := os.WriteFile(filepath.Join(dir, ".kanbus.yml"), []byte("project_key: kbs\n"), 0o644); err != nil {
 				t.Fatal(err)
@@ -79,7 +85,7 @@ func TestProbeTranscripts(t *testing.T) {
 				want bool
 			}{{86, true}, {84, false}} {
 				transcript := filepath.Join(dir, "t"+strconv.Itoa(i)+".jsonl")
-				if err := os.WriteFile(transcript, probe.write(probe.window*c.pct/100), 0o600); err != nil {
+				if err := os.WriteFile(transcript, probe.Write(probe.Window*c.pct/100), 0o600); err != nil {
 					t.Fatal(err)
 				}
 				payload, _ := json.Marshal(map[string]any{"session_id": "s" + strconv.Itoa(i), "transcript_path": transcript,
@@ -89,7 +95,7 @@ func TestProbeTranscripts(t *testing.T) {
 				if got := namesIDs(out.String()); got != c.want {
 					t.Errorf("at %d%%: printed %q (names the ids: %v, want %v)\nstderr: %s", c.pct, out.String(), got, c.want, errb.String())
 				}
-				want := " of " + strconv.FormatInt(probe.window, 10) + " tokens (" + strconv.FormatInt(c.pct, 10) + "%"
+				want := " of " + strconv.FormatInt(probe.Window, 10) + " tokens (" + strconv.FormatInt(c.pct, 10) + "%"
 				if !strings.Contains(errb.String(), want) {
 					t.Errorf("at %d%%: the runtime did not say %q:\n%s", c.pct, want, errb.String())
 				}

@@ -23,30 +23,8 @@ import (
 // size cap. The agent table's codex row names them.
 
 func init() {
-	register(codexConfigCheck, codexFeaturesCheck, codexLayersCheck, codexTrustCheck{}, codexDocCapCheck)
-	transcriptProbes["codex"] = codexRollout
-}
-
-// codexRollout is a Codex rollout for the checkpoint's live runs
-// (docs/platforms.md, "Checkpoint: reading the context use"): the
-// session, a task_started with the model_context_window (95000: what
-// Codex 0.171.0 reports for a configured 100000), the function call and
-// the token_usage_record of its reply. Codex's payloads add turn_id and
-// model.
-var codexRollout = transcriptProbe{
-	about:  "a synthetic Codex rollout with model_context_window 95000",
-	window: 95_000,
-	toolID: "call_nowhook_doctor",
-	write: func(used int64) []byte {
-		return fmt.Appendf(nil, `{"timestamp":"2026-11-30T00:00:00.000Z","type":"session_meta","payload":{"id":"nowhook-doctor","cwd":"/","originator":"nowhook_doctor","cli_version":"0.171.0"}}
-{"timestamp":"2026-11-30T00:00:00.000Z","type":"event_msg","payload":{"type":"task_started","turn_id":"nowhook-doctor","model_context_window":95000}}
-{"timestamp":"2026-11-30T00:00:01.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"true\"}","call_id":"call_nowhook_doctor"}}
-{"timestamp":"2026-11-30T00:00:01.000Z","type":"token_usage_record","payload":{"thread_id":"nowhook-doctor","turn_id":"nowhook-doctor","response_id":"nowhook-doctor","usage":{"input_tokens":%d,"cached_input_tokens":0,"cache_write_input_tokens":0,"output_tokens":5,"reasoning_output_tokens":0,"total_tokens":%d}}}
-`, used-5, used)
-	},
-	payload: func(pl map[string]any) {
-		pl["turn_id"], pl["model"] = "nowhook-doctor", "gpt-5-codex"
-	},
+	codex, _ := agentpkg.Lookup("codex")
+	interimChecks[codex] = []check{codexConfigCheck, codexFeaturesCheck, codexLayersCheck, codexTrustCheck{}, codexDocCapCheck}
 }
 
 // tomlFile is a Codex config.toml, read only.
@@ -58,7 +36,7 @@ type tomlFile struct {
 }
 
 func (d *doctor) readTOML(abs string) *tomlFile {
-	t := &tomlFile{Abs: abs, Show: d.Show(abs)}
+	t := &tomlFile{Abs: abs, Show: d.show(abs)}
 	if !exists(abs) {
 		return t
 	}
@@ -168,8 +146,8 @@ var codexLayersCheck = checkFunc{"layers", func(d *doctor, a *agent) []Finding {
 			continue
 		}
 		out = append(out, Finding{Severity: Warn, Path: t.Show,
-			Message: fmt.Sprintf("%s and inline [hooks.%s] in %s are in one layer: Codex loads both and warns at every start", d.Show(hooksJSON), strings.Join(inline, "], [hooks."), t.Show),
-			Fix:     fmt.Sprintf("move the [hooks.%s] tables from %s into %s", strings.Join(inline, "], [hooks."), t.Show, d.Show(hooksJSON))})
+			Message: fmt.Sprintf("%s and inline [hooks.%s] in %s are in one layer: Codex loads both and warns at every start", d.show(hooksJSON), strings.Join(inline, "], [hooks."), t.Show),
+			Fix:     fmt.Sprintf("move the [hooks.%s] tables from %s into %s", strings.Join(inline, "], [hooks."), t.Show, d.show(hooksJSON))})
 	}
 	return out
 }}
@@ -271,10 +249,10 @@ func (d *doctor) worktreeHooks(a *agent, ours []diag.Handler, file, main string)
 		}
 	}
 	var fromMain []diag.Handler
-	if mf := diag.ReadHookFile(file, d.Show(file), false, hookFormat(a.p)); mf != nil {
+	if mf := diag.ReadHookFile(file, d.show(file), false, hookFormat(a.p)); mf != nil {
 		fromMain = wrappedOurs(a, []*diag.HookFile{mf})
 	}
-	shown := d.Show(file)
+	shown := d.show(file)
 	if len(fromMain) == 0 {
 		return nil, Finding{Severity: Error, Path: shown,
 			Message: fmt.Sprintf("this is a git worktree of %s, and Codex loads a worktree's project hooks from the main checkout's %s, not from .codex/hooks.json here; that file has no hook of nowhook's, so Codex runs none in sessions started in this worktree", main, shown),
@@ -410,7 +388,7 @@ func (d *doctor) trustFromListing(ours []diag.Handler, res codexListing, fix str
 		out = append(out, Finding{Severity: Warn, Message: "codex warns: " + w})
 	}
 	for _, e := range l.Errors {
-		out = append(out, Finding{Severity: Error, Path: d.Show(e.Path), Message: "codex reports an error in " + d.Show(e.Path) + ": " + e.Message})
+		out = append(out, Finding{Severity: Error, Path: d.show(e.Path), Message: "codex reports an error in " + d.show(e.Path) + ": " + e.Message})
 	}
 	if l.ConfigError != "" {
 		out = append(out, Finding{Severity: Error, Message: "codex cannot read its configuration: " + l.ConfigError})

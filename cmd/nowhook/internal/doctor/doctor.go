@@ -196,24 +196,53 @@ type starter interface {
 // each agent that is present (rows named "<check>.<agent>").
 type eachAgent struct{ check }
 
-// checks are every agent check, by name; each agent's row in the table
-// names the ones it runs (agentpkg.Agent.Checks), and a test keeps every
-// name known. Checks that concern one agent only live in that agent's
-// file here (claude.go, codex.go) and register themselves in its init.
-var checks = map[string]check{}
-
-func register(cs ...check) {
-	for _, c := range cs {
-		if _, dup := checks[c.Name()]; dup {
-			panic("doctor: two checks are named " + c.Name())
-		}
-		checks[c.Name()] = c
+// agentChecks are doctor's checks of the agent p, in the order of their
+// rows, derived from the agent table's data: every agent gets mode and
+// reach; an agent whose hook files hold something doctor judges (a hook
+// entry of ours, or an event that cannot re-inject) gets hooks-file; one
+// with our hook entries hook and script; the hook format's flags bring
+// disabled (DisableKey), twice (OnceByCommand), inject-event (WrongEvents)
+// and precompact-block (BlockingEvent); the blocks the row says it misses
+// (Doctor.BlockMisses) md. Then come the agent's own checks, written in its
+// file of the table (Doctor.Quirks), and last the checkpoint's, for an
+// agent with one (Checkpoint), whose live runs come last.
+func agentChecks(p *agentpkg.Agent) []check {
+	entries := len(p.HookEntries()) > 0
+	cs := []check{modeCheck, reachCheck}
+	if entries || len(p.Hooks.WrongEvents) > 0 {
+		cs = append(cs, hookFilesCheck)
 	}
+	if p.Hooks.DisableKey != "" {
+		cs = append(cs, disabledCheck)
+	}
+	if entries {
+		cs = append(cs, ourHookCheck, scriptCheck)
+	}
+	if entries && p.Hooks.OnceByCommand {
+		cs = append(cs, twiceCheck)
+	}
+	if len(p.Hooks.WrongEvents) > 0 {
+		cs = append(cs, wrongEventCheck)
+	}
+	if p.Hooks.BlockingEvent != "" {
+		cs = append(cs, blockingCheck)
+	}
+	if len(p.Doctor.BlockMisses) > 0 {
+		cs = append(cs, mdCheck)
+	}
+	for _, q := range p.Doctor.Quirks {
+		cs = append(cs, quirk{q})
+	}
+	cs = append(cs, interimChecks[p]...)
+	if len(p.Checkpoint) > 0 {
+		cs = append(cs, checkpointCheck{})
+	}
+	return cs
 }
 
-func init() {
-	register(modeCheck, reachCheck, hookFilesCheck, ourHookCheck, scriptCheck, wrongEventCheck)
-}
+// interimChecks are Codex's checks until they move into its file of the
+// agent table (agentpkg.Agent.Doctor.Quirks).
+var interimChecks = map[*agentpkg.Agent][]check{}
 
 // sharedChecks concern every agent, after the agents' own.
 var sharedChecks = []check{noAgentCheck, subFolderCheck, agentsMDCheck, contributingMDCheck, kanbusConfigCheck, kanbusCLICheck, kanbusQueryCheck, liveCheck, runtimeCheck}
@@ -232,8 +261,8 @@ func Run(ctx context.Context, o Options) Report {
 		}
 	}
 	for _, a := range d.present() {
-		for _, name := range a.p.Checks {
-			add(checks[name], a, a.p.Name+"."+name)
+		for _, c := range agentChecks(a.p) {
+			add(c, a, a.p.Name+"."+c.Name())
 		}
 	}
 	for _, c := range sharedChecks {
@@ -266,10 +295,8 @@ func Static(root string, agents []string, env []string) []Finding {
 				continue
 			}
 			a.listingSkipped = "doctor's file checks start no program"
-			for _, c := range a.p.Checks {
-				if chk, ok := checks[c]; ok {
-					out = append(out, d.run(chk, a, a.p.Name+"."+c)...)
-				}
+			for _, c := range agentChecks(a.p) {
+				out = append(out, d.run(c, a, a.p.Name+"."+c.Name())...)
 			}
 		}
 	}
@@ -370,6 +397,9 @@ type agent struct {
 	checkpoint []*ourSpec
 	cpScripts  []*agentpkg.Script
 	cpLive     *cpLive
+	// started are the reports of the agent's own checks that started
+	// (agentpkg.Check.Start), by the check's name.
+	started map[string]func() []Finding
 }
 
 func (a *agent) present() bool {
@@ -403,7 +433,7 @@ func (d *doctor) scan() {
 		a := &agent{p: fa.Agent, evidence: fa.Evidence}
 		for _, path := range a.p.Hooks.Files {
 			abs, user := d.expand(path)
-			if f := diag.ReadHookFile(abs, d.Show(abs), user, hookFormat(a.p)); f != nil {
+			if f := diag.ReadHookFile(abs, d.show(abs), user, hookFormat(a.p)); f != nil {
 				a.files = append(a.files, f)
 			}
 		}
@@ -476,7 +506,7 @@ var envRefRE = regexp.MustCompile(`\$\{([A-Z_][A-Z0-9_]*):-([^}]*)\}`)
 
 // show returns how a path is shown: relative to the root inside it, but
 // absolute (shown with ~) inside a home directory that lies in the root.
-func (d *doctor) Show(abs string) string {
+func (d *doctor) show(abs string) string {
 	if within(d.home, abs) && within(d.root, d.home) {
 		return abs
 	}

@@ -186,18 +186,27 @@ func expectOne(t *testing.T, fs []Finding, check string, sev Severity, parts ...
 	return f
 }
 
-// TestEveryAgentHasChecks: a new row in the agent table names doctor
-// checks that exist, and, where it has hook files (an agent may have none:
-// OpenCode loads plugins, Amp and Copilot CLI are on-demand only), a hook
-// format doctor can read.
+// TestEveryAgentHasChecks: doctor derives each agent's checks from its
+// row: mode and reach first, every row name once, and each of the agent's
+// own checks (Doctor.Quirks) named and runnable; where the agent has hook
+// files (an agent may have none: OpenCode loads plugins), a hook format
+// doctor can read.
 func TestEveryAgentHasChecks(t *testing.T) {
 	for _, p := range agentpkg.All {
-		if len(p.Checks) == 0 {
-			t.Errorf("agent %s has no doctor checks", p.Name)
+		cs := agentChecks(p)
+		if len(cs) < 2 || cs[0].Name() != "mode" || cs[1].Name() != "reach" {
+			t.Errorf("agent %s: doctor's checks do not start with mode, reach", p.Name)
 		}
-		for _, name := range p.Checks {
-			if _, ok := checks[name]; !ok {
-				t.Errorf("agent %s names the check %q, which doctor does not have", p.Name, name)
+		seen := map[string]bool{}
+		for _, c := range cs {
+			if seen[c.Name()] {
+				t.Errorf("agent %s: two checks are named %s", p.Name, c.Name())
+			}
+			seen[c.Name()] = true
+		}
+		for _, q := range p.Doctor.Quirks {
+			if q.Name == "" || q.Run == nil {
+				t.Errorf("agent %s: a check of its own has no name or no Run: %+v", p.Name, q)
 			}
 		}
 		if len(p.Hooks.Files) == 0 {

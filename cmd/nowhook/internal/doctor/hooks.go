@@ -355,7 +355,7 @@ func (d *doctor) ownedScript(rel, path, lost string, setup func(extra ...string)
 // when doctor runs there, else absolute.
 func (d *doctor) showFix(abs string) string {
 	if d.dirFlag == "" {
-		return d.Show(abs)
+		return d.show(abs)
 	}
 	return abs
 }

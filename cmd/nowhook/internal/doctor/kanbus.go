@@ -69,8 +69,8 @@ func (d *doctor) runQuery(ctx context.Context, prog, dir string, budget time.Dur
 var kanbusConfigCheck = checkFunc{"kanbus.config", func(d *doctor, _ *agent) []Finding {
 	var f Finding
 	if d.kanbus.Config != "" {
-		f.Path = d.Show(d.kanbus.Config)
-		f.Message = "found " + d.Show(d.kanbus.Config)
+		f.Path = d.show(d.kanbus.Config)
+		f.Message = "found " + d.show(d.kanbus.Config)
 		if dir, below := d.kanbus.Below(d.root); below {
 			f.Message += fmt.Sprintf(": the Kanbus project is %s/, below the repository root: the hook finds it in agent sessions whose directory is %s/ or below it, and prints nothing in sessions started elsewhere; if your agents start in %s/, set nowhook up there: nowhook setup --dir %s",
 				dir, dir, dir, diag.ShellQuote(d.pathFromWD(filepath.Dir(d.kanbus.Config))))
@@ -113,7 +113,7 @@ func (d *doctor) projectsBelow() []Finding {
 	walk, startDir := splitByStartDir(hooked)
 	for _, p := range k.Projects {
 		abs := filepath.Dir(p.Config)
-		f := Finding{Path: d.Show(p.Config)}
+		f := Finding{Path: d.show(p.Config)}
 		var missing, there []*agentpkg.Agent
 		for _, a := range startDir {
 			if a.HookIn(abs) {
@@ -139,7 +139,7 @@ func (d *doctor) projectsBelow() []Finding {
 		} else if len(missing) == 0 {
 			parts[0] = "sessions started in " + p.Dir + "/ get its reminder: " + parts[0]
 		}
-		f.Message = d.Show(p.Config) + ": " + strings.Join(parts, "; ")
+		f.Message = d.show(p.Config) + ": " + strings.Join(parts, "; ")
 		out = append(out, f)
 	}
 	return out
@@ -317,9 +317,9 @@ var kanbusQueryCheck = checkFunc{"kanbus.query", func(d *doctor, _ *agent) []Fin
 	case first.killed:
 		f.Severity = Error
 		f.Message = fmt.Sprintf("`%s` did not answer within the hook's budget of %s, so the hook prints nothing", cmd, q.budget)
-		f.Fix = fmt.Sprintf("time `%s` in %s; if it is slow but works, %s", cmd, d.Show(q.dir), d.setupFix("", "--timeout "+nextBudget(q.budget)))
+		f.Fix = fmt.Sprintf("time `%s` in %s; if it is slow but works, %s", cmd, d.show(q.dir), d.setupFix("", "--timeout "+nextBudget(q.budget)))
 		if q.budget >= maxBudget {
-			f.Fix = fmt.Sprintf("time `%s` in %s: it takes longer than the largest budget a hook may have (%s); make it faster, e.g. configure Kanbus without AI summaries so the hook's --raw retry answers", cmd, d.Show(q.dir), maxBudget)
+			f.Fix = fmt.Sprintf("time `%s` in %s: it takes longer than the largest budget a hook may have (%s); make it faster, e.g. configure Kanbus without AI summaries so the hook's --raw retry answers", cmd, d.show(q.dir), maxBudget)
 		}
 	case first.exit != 0 && isNoAI(first.stderr):
 		raw := q.raw
@@ -357,13 +357,13 @@ var kanbusQueryCheck = checkFunc{"kanbus.query", func(d *doctor, _ *agent) []Fin
 		} else {
 			f.Message += fmt.Sprintf("; with a budget of %s the hook has no time left to retry with --raw, so it prints nothing", q.budget)
 		}
-		f.Fix = "run `" + cmd + "` in " + d.Show(q.dir) + " and fix what it reports"
+		f.Fix = "run `" + cmd + "` in " + d.show(q.dir) + " and fix what it reports"
 	default:
 		n, ok := countItems(first.stdout)
 		if !ok {
 			f.Severity = Error
 			f.Message = fmt.Sprintf("`%s` printed something that is not a JSON array (%s), so the hook prints nothing", cmd, preview(first.stdout))
-			f.Fix = "run `" + cmd + "` in " + d.Show(q.dir) + "; update Kanbus if its output is not a JSON array"
+			f.Fix = "run `" + cmd + "` in " + d.show(q.dir) + "; update Kanbus if its output is not a JSON array"
 			break
 		}
 		f.Message = fmt.Sprintf("`%s` answered in %s with %s in progress (budget %s)", cmd, round(first.elapsed), diag.Plural(n, "item"), q.budget)

@@ -117,8 +117,8 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 		}
 	}
 	for _, a := range d.present() {
-		for _, name := range a.p.Checks {
-			if st, ok := checks[name].(starter); ok {
+		for _, c := range agentChecks(a.p) {
+			if st, ok := c.(starter); ok {
 				st.Start(ctx, d, a)
 			}
 		}

@@ -22,8 +22,8 @@ var reachCheck = checkFunc{"reach", func(d *doctor, a *agent) []Finding {
 	loads := a.p.Loads(files)
 	facts := fmt.Sprintf("%s reads %s (%s)", a.p.Title, r.Describe(), r.Client)
 	hidden := hiddenFiles(a.p, files)
-	if bySetting, ok := loadsBySetting[a.p.Name]; ok {
-		names, source := bySetting(d, a)
+	if bySetting := a.p.Doctor.Loads; bySetting != nil {
+		names, source := bySetting(a.files)
 		facts = fmt.Sprintf("%s reads %s (%s)", a.p.Title, joinFiles(names), source)
 		loads, hidden = nil, ""
 		for _, n := range names {
@@ -76,11 +76,6 @@ var reachCheck = checkFunc{"reach", func(d *doctor, a *agent) []Finding {
 	}
 	return []Finding{{Severity: Warn, Message: fmt.Sprintf("no file %s loads has the kbs-now block, so it never learns to run `kbs now`: it loads %s (%s)", a.p.Title, loaded, facts), Fix: fix}}
 }}
-
-// loadsBySetting are, for an agent whose settings name the files it reads
-// (Gemini CLI's context.fileName), the files it loads as its settings say
-// and where that list comes from; its doctor file registers it.
-var loadsBySetting = map[string]func(d *doctor, a *agent) ([]string, string){}
 
 // hiddenFiles says which instruction files the agent skips and what hides
 // each, or "".

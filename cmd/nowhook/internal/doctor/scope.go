@@ -156,10 +156,10 @@ func (d *doctor) userChecks(ctx context.Context, a *agent) []check {
 		hookRows = append(hookRows, d.hookShape(a, s, h, s.hook(budget), budget)...)
 	}
 	out := []check{done(name+".hook", hookRows...)}
-	// The agent's own check of a switch that turns every hook off
+	// The switch of the agent's hook format that turns every hook off
 	// ("disableAllHooks"), on the user file alone.
-	if c, ok := checks["disabled"]; ok && containsString(p.Checks, "disabled") {
-		out = append(out, done(name+".disabled", c.Run(d, a)...))
+	if p.Hooks.DisableKey != "" {
+		out = append(out, done(name+".disabled", disabledCheck.Run(d, a)...))
 	}
 	sf, _, missing := d.ownedScript(script, script, p.Title+" gets no reminder from the user-scope hook", setup)
 	if missing {
