@@ -13,7 +13,7 @@ import (
 
 	toml "github.com/pelletier/go-toml/v2"
 
-	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
+	codexpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/codex"
 	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/generate"
 )
@@ -189,7 +189,7 @@ type Trust struct {
 const trustTimeout = 30 * time.Second
 
 func findCodex() error {
-	if _, err := codexapp.Find(nil, CodexBinary); err != nil {
+	if _, err := codexpkg.Find(nil, CodexBinary); err != nil {
 		return fmt.Errorf("%w, then run nowhook setup --yes --agents codex --trust-codex", err)
 	}
 	return nil
@@ -198,11 +198,11 @@ func findCodex() error {
 // recordCodexTrust records, through Codex's own app-server, the trust of
 // exactly our hook and of the project.
 func recordCodexTrust(ctx context.Context, root string) (string, error) {
-	bin, err := codexapp.Find(nil, CodexBinary)
+	bin, err := codexpkg.Find(nil, CodexBinary)
 	if err != nil {
 		return "", fmt.Errorf("%w, then run nowhook setup --yes --agents codex --trust-codex", err)
 	}
-	canonical, err := codexapp.CanonicalRoot(root)
+	canonical, err := codexpkg.CanonicalRoot(root)
 	if err != nil {
 		return "", err
 	}
@@ -217,11 +217,11 @@ func recordCodexTrust(ctx context.Context, root string) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, trustTimeout)
 	defer cancel()
-	res, err := codexapp.Trust(ctx, codexapp.Options{Codex: bin, Dir: canonical, ClientVersion: "nowhook"}, codexapp.TrustRequest{
+	res, err := codexpkg.Trust(ctx, codexpkg.Options{Codex: bin, Dir: canonical, ClientVersion: "nowhook"}, codexpkg.TrustRequest{
 		Root:        canonical,
 		Project:     true,
 		ProjectRoot: project,
-		Select: func(h codexapp.Hook) bool {
+		Select: func(h codexpkg.Hook) bool {
 			return h.SourcePath == hooksFile && codexOurs(h.Command)
 		},
 	})
@@ -254,7 +254,7 @@ func recordCodexTrust(ctx context.Context, root string) (string, error) {
 // then that checkout; elsewhere root's, and main is "". (Measured on
 // 0.171.0: docs/platforms.md, "Codex CLI: git worktrees".)
 func CodexHooksFor(root string) (file, main string) {
-	canonical, err := codexapp.CanonicalRoot(root)
+	canonical, err := codexpkg.CanonicalRoot(root)
 	if err != nil {
 		canonical = root
 	}
@@ -287,7 +287,7 @@ func codexTrustKeys(root string, cur []byte, event string) []string {
 		for hi, h := range handlers {
 			handler, _ := h.(map[string]any)
 			if cmd, _ := handler["command"].(string); codexOurs(cmd) {
-				keys = append(keys, generate.CodexHookKey(hooksFile, event, gi, hi))
+				keys = append(keys, codexpkg.HookKey(hooksFile, event, gi, hi))
 			}
 		}
 	}
@@ -305,21 +305,21 @@ func forgetCodexTrust(ctx context.Context, root string, keys []string) (string, 
 	if len(recorded) == 0 {
 		return "", nil // nothing to forget
 	}
-	bin, err := codexapp.Find(nil, CodexBinary)
+	bin, err := codexpkg.Find(nil, CodexBinary)
 	if err != nil {
-		if errors.Is(err, codexapp.ErrCodexNotFound) {
-			return "codex is not on PATH, so nowhook cannot forget the trust of the hook it removed; delete these lines from " + config + ":\n" + codexapp.ForgetLines(recorded), nil
+		if errors.Is(err, codexpkg.ErrCodexNotFound) {
+			return "codex is not on PATH, so nowhook cannot forget the trust of the hook it removed; delete these lines from " + config + ":\n" + codexpkg.ForgetLines(recorded), nil
 		}
 		return "", err
 	}
 	keys = recorded
-	canonical, err := codexapp.CanonicalRoot(root)
+	canonical, err := codexpkg.CanonicalRoot(root)
 	if err != nil {
 		return "", err
 	}
 	ctx, cancel := context.WithTimeout(ctx, trustTimeout)
 	defer cancel()
-	res, err := codexapp.Forget(ctx, codexapp.Options{Codex: bin, Dir: canonical, ClientVersion: "nowhook"}, codexapp.ForgetRequest{Root: canonical, Keys: keys})
+	res, err := codexpkg.Forget(ctx, codexpkg.Options{Codex: bin, Dir: canonical, ClientVersion: "nowhook"}, codexpkg.ForgetRequest{Root: canonical, Keys: keys})
 	if err != nil {
 		return "", err
 	}

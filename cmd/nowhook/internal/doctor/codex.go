@@ -13,7 +13,7 @@ import (
 	toml "github.com/pelletier/go-toml/v2"
 
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
-	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/codex"
 	"github.com/nowhook/nowhook/generate"
 )
 
@@ -200,7 +200,7 @@ func (codexTrustCheck) Start(ctx context.Context, d *doctor, a *agent) {
 		return
 	}
 	codexHome, _ := d.expand("${CODEX_HOME:-~/.codex}")
-	bin, err := codexapp.Find(d.env, agentpkg.CodexBinary)
+	bin, err := codex.Find(d.env, agentpkg.CodexBinary)
 	switch {
 	case err != nil:
 		a.listingSkipped = agentpkg.CodexBinary + " is not on PATH"
@@ -286,11 +286,11 @@ func (d *doctor) worktreeHooks(a *agent, ours []handler, file, main string) ([]h
 func (d *doctor) listCodex(ctx context.Context, bin string) codexListing {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	root, err := codexapp.CanonicalRoot(d.root)
+	root, err := codex.CanonicalRoot(d.root)
 	if err != nil {
 		return codexListing{err: err}
 	}
-	c, err := codexapp.Start(ctx, codexapp.Options{Codex: bin, Env: d.env, Dir: root, ClientVersion: "doctor"})
+	c, err := codex.Start(ctx, codex.Options{Codex: bin, Env: d.env, Dir: root, ClientVersion: "doctor"})
 	if err != nil {
 		return codexListing{err: err}
 	}
@@ -305,7 +305,7 @@ func hookKey(h handler) string {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	return generate.CodexHookKey(abs, h.event, h.group, h.index)
+	return codex.HookKey(abs, h.event, h.group, h.index)
 }
 
 func (d *doctor) canonicalRoot() string {
@@ -344,7 +344,7 @@ func (d *doctor) trustComputed(a *agent, ours []handler, source, fix string) []F
 			}
 		}
 		if level != "trusted" {
-			state := "has no [projects." + codexapp.TOMLKey(at) + "] entry"
+			state := "has no [projects." + codex.TOMLKey(at) + "] entry"
 			if at != root {
 				state += " (the main checkout of this worktree, whose trust Codex applies to it)"
 			}
@@ -362,7 +362,7 @@ func (d *doctor) trustComputed(a *agent, ours []handler, source, fix string) []F
 	states := table(user.doc, "hooks", "state")
 	for _, h := range ours {
 		key := hookKey(h)
-		hash, err := generate.CodexHookHash(h.event, h.groupJSON, h.index)
+		hash, err := codex.HookHash(h.event, h.groupJSON, h.index)
 		if err != nil {
 			out = append(out, Finding{Severity: Error, Path: h.file.show,
 				Message: fmt.Sprintf("%s: Codex cannot load this hook: %v", h.where(), err), Fix: d.setupFix(a.p.Name)})
@@ -372,7 +372,7 @@ func (d *doctor) trustComputed(a *agent, ours []handler, source, fix string) []F
 		f := Finding{Path: h.file.show, Severity: Warn, Fix: fix}
 		switch {
 		case recorded == "":
-			f.Message = fmt.Sprintf("%s is not trusted: %s has no [hooks.state.%s], so Codex skips the hook without a word (%s)", h.where(), user.show, codexapp.TOMLKey(key), source)
+			f.Message = fmt.Sprintf("%s is not trusted: %s has no [hooks.state.%s], so Codex skips the hook without a word (%s)", h.where(), user.show, codex.TOMLKey(key), source)
 		case recorded != hash:
 			f.Message = fmt.Sprintf("%s changed since it was trusted: %s holds %s, the hook's hash is now %s, so Codex skips it without a word (%s)", h.where(), user.show, short(recorded), short(hash), source)
 		default:
@@ -393,7 +393,7 @@ func short(hash string) string {
 
 // codexListing is what codex app-server said.
 type codexListing struct {
-	listing   *codexapp.Listing
+	listing   *codex.Listing
 	userAgent string
 	err       error
 }
@@ -434,10 +434,10 @@ func (d *doctor) trustFromListing(ours []handler, res codexListing, fix string) 
 			if len(l.Warnings) == 0 {
 				f.Severity = Error
 			}
-		case listed.TrustStatus == codexapp.StatusTrusted || listed.TrustStatus == codexapp.StatusManaged:
+		case listed.TrustStatus == codex.StatusTrusted || listed.TrustStatus == codex.StatusManaged:
 			f.Severity, f.Fix = OK, ""
 			f.Message = fmt.Sprintf("%s is %s (%s)", h.where(), listed.TrustStatus, source)
-		case listed.TrustStatus == codexapp.StatusModified:
+		case listed.TrustStatus == codex.StatusModified:
 			f.Message = fmt.Sprintf("%s changed since it was trusted, so Codex skips it without a word (%s)", h.where(), source)
 		default:
 			f.Message = fmt.Sprintf("%s is %s: Codex skips it without a word (%s)", h.where(), listed.TrustStatus, source)

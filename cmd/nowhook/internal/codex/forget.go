@@ -1,4 +1,4 @@
-package codexapp
+package codex
 
 import (
 	"context"
@@ -147,7 +147,7 @@ func uniqueKeys(in []string) ([]string, error) {
 	seen := map[string]bool{}
 	for _, k := range in {
 		if k == "" {
-			return nil, errors.New("codexapp.Forget: empty hook key")
+			return nil, errors.New("codex.Forget: empty hook key")
 		}
 		if !seen[k] {
 			seen[k] = true
@@ -155,7 +155,7 @@ func uniqueKeys(in []string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, errors.New("codexapp.Forget: no hook keys to forget")
+		return nil, errors.New("codex.Forget: no hook keys to forget")
 	}
 	return out, nil
 }
@@ -260,7 +260,7 @@ func ForgetLines(keys []string) string {
 }
 
 // TrustEntry is one [hooks.state] entry: a hook key and its trusted hash
-// ("sha256:<hex>", e.g. from generate.CodexHookHash).
+// ("sha256:<hex>", e.g. from HookHash).
 type TrustEntry struct {
 	Key  string
 	Hash string // "" elides it as "sha256:..."

@@ -1,4 +1,4 @@
-package codexapp
+package codex
 
 import (
 	"context"
@@ -328,7 +328,7 @@ type TrustResult struct {
 // trust unchanged. Hooks already trusted are not written again.
 func Trust(ctx context.Context, opts Options, req TrustRequest) (*TrustResult, error) {
 	if req.Select == nil {
-		return nil, errors.New("codexapp.Trust: no hook selector")
+		return nil, errors.New("codex.Trust: no hook selector")
 	}
 	root, err := CanonicalRoot(req.Root)
 	if err != nil {
