@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	toml "github.com/pelletier/go-toml/v2"
-
 	codexpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/codex"
 	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/generate"
@@ -301,7 +299,7 @@ func forgetCodexTrust(ctx context.Context, root string, keys []string) (string, 
 	if len(keys) == 0 {
 		return "", nil
 	}
-	config, recorded := recordedTrust(keys)
+	config, recorded := recordedTrust(root, keys)
 	if len(recorded) == 0 {
 		return "", nil // nothing to forget
 	}
@@ -401,59 +399,42 @@ func codexHandlerError(at, problem, fix string) *generate.FileError {
 // already defines hooks inline: Codex would load both that and a
 // hooks.json and warn. The TOML is only read, never rewritten.
 func checkCodexConfig(root string) error {
-	path := filepath.Join(root, ".codex", "config.toml")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil
+	project := codexpkg.ReadConfig(nil, root).Project
+	var te *codexpkg.TOMLError
+	switch {
+	case errors.As(project.Err, &te) && te.Line > 0:
+		return fmt.Errorf("%s; Codex refuses to start with it. Fix it, then run nowhook setup again", project.Problem(".codex/config.toml"))
+	case te != nil:
+		return fmt.Errorf("%s; fix it, then run nowhook setup again", project.Problem(".codex/config.toml"))
+	case project.Err != nil:
+		return nil // unreadable here; doctor's codex.config row says why
 	}
-	var cfg struct {
-		Hooks map[string]any `toml:"hooks"`
+	if _, ok := project.Table("hooks"); !ok {
+		return errors.New(".codex/config.toml: hooks is not a table; Codex refuses to start with it. Fix it, then run nowhook setup again")
 	}
-	if err := toml.Unmarshal(b, &cfg); err != nil {
-		var de *toml.DecodeError
-		if errors.As(err, &de) {
-			line, col := de.Position()
-			return fmt.Errorf(".codex/config.toml:%d:%d: is not valid TOML (%s); Codex refuses to start with it. Fix it, then run nowhook setup again", line, col, de.Error())
-		}
-		return fmt.Errorf(".codex/config.toml: is not valid TOML (%v); fix it, then run nowhook setup again", err)
-	}
-	for event := range cfg.Hooks {
-		if event != "state" {
-			return fmt.Errorf(".codex/config.toml: already defines hooks inline ([hooks.%s]); a .codex/hooks.json beside it would make Codex load both and warn. Move those hooks into .codex/hooks.json (or configure Codex with --agents codex=ondemand), then run nowhook setup again", event)
-		}
+	if inline := project.InlineHooks(); len(inline) > 0 {
+		return fmt.Errorf(".codex/config.toml: already defines hooks inline ([hooks.%s]); a .codex/hooks.json beside it would make Codex load both and warn. Move those hooks into .codex/hooks.json (or configure Codex with --agents codex=ondemand), then run nowhook setup again", inline[0])
 	}
 	return nil
 }
 
 // recordedTrust returns the user's Codex config and which of keys it
 // records trust for.
-func recordedTrust(keys []string) (string, []string) {
-	dir := os.Getenv("CODEX_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", nil
-		}
-		dir = filepath.Join(home, ".codex")
+func recordedTrust(root string, keys []string) (string, []string) {
+	user := codexpkg.ReadConfig(nil, root).User
+	var broken *codexpkg.TOMLError
+	if !user.Exists || user.Err != nil && !errors.As(user.Err, &broken) {
+		return user.Path, nil // absent, or not readable at all
 	}
-	config := filepath.Join(dir, "config.toml")
-	b, err := os.ReadFile(config)
-	if err != nil {
-		return config, nil
-	}
-	var cfg struct {
-		Hooks struct {
-			State map[string]any `toml:"state"`
-		} `toml:"hooks"`
-	}
-	if toml.Unmarshal(b, &cfg) != nil {
-		return config, keys // unreadable here: say what to look for
+	state, ok := user.Table("hooks", "state")
+	if broken != nil || !ok {
+		return user.Path, keys // unreadable here: say what to look for
 	}
 	var recorded []string
 	for _, k := range keys {
-		if _, ok := cfg.Hooks.State[k]; ok {
+		if _, ok := state[k]; ok {
 			recorded = append(recorded, k)
 		}
 	}
-	return config, recorded
+	return user.Path, recorded
 }

@@ -7,7 +7,10 @@
 //     forget trust the way Codex's own /hooks screen does;
 //   - the trust hash (trusthash.go): a hook's [hooks.state] key and hash,
 //     computed the way Codex computes them, so that doctor can judge trust
-//     without starting codex.
+//     without starting codex;
+//   - the config reader (config.go): the user and the project config.toml,
+//     read once and only read, for setup's check of the project's config,
+//     remove's forgetting of trust, and doctor's Codex checks.
 //
 // Every app-server session is bounded by its context: when the context
 // ends, or when the session is closed, the app-server's whole process group
