@@ -64,20 +64,12 @@ func Forget(ctx context.Context, opts Options, req ForgetRequest) (*ForgetResult
 	if err != nil {
 		return nil, err
 	}
-	root, err := CanonicalRoot(req.Root)
-	if err != nil {
-		return nil, err
-	}
-	c, err := Start(ctx, opts)
+	c, before, err := startListing(ctx, opts, req.Root)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-
-	before, err := c.List(ctx, root)
-	if err != nil {
-		return nil, err
-	}
+	root := before.Root
 	user, err := c.readUserLayer(ctx)
 	if err != nil {
 		var rpc *RPCError
@@ -131,15 +123,7 @@ func Forget(ctx context.Context, opts Options, req ForgetRequest) (*ForgetResult
 			return res, fmt.Errorf("codex still reports hook %s trusted after removing its trust", k)
 		}
 	}
-	for _, h := range before.Hooks {
-		if forgotten[h.Key] {
-			continue
-		}
-		if a, ok := res.After.Hook(h.Key); ok && a.TrustStatus != h.TrustStatus {
-			return res, fmt.Errorf("trust of another hook changed (%s: %s -> %s)", h.Key, h.TrustStatus, a.TrustStatus)
-		}
-	}
-	return res, nil
+	return res, othersUnchanged(before, res.After, forgotten)
 }
 
 func uniqueKeys(in []string) ([]string, error) {
