@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
 
-	toml "github.com/pelletier/go-toml/v2"
-
-	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
+	codexpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/codex"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/generate"
 )
@@ -139,7 +139,10 @@ var codex = &Agent{
 			"PostCompact": "Codex's PostCompact hooks cannot inject context; use SessionStart with matcher compact",
 		},
 	},
-	Doctor:     Doctor{Transcript: codexRollout},
+	Doctor: Doctor{
+		Quirks:     []Check{codexConfigCheck, codexFeaturesCheck, codexLayersCheck, codexTrustCheck, codexDocCapCheck},
+		Transcript: codexRollout,
+	},
 	Checkpoint: codexCheckpoint,
 	Scope:      codexScope,
 	Trust: &Trust{
@@ -211,7 +214,7 @@ type Trust struct {
 const trustTimeout = 30 * time.Second
 
 func findCodex() error {
-	if _, err := codexapp.Find(nil, CodexBinary); err != nil {
+	if _, err := codexpkg.Find(nil, CodexBinary); err != nil {
 		return fmt.Errorf("%w, then run nowhook setup --yes --agents codex --trust-codex", err)
 	}
 	return nil
@@ -220,11 +223,11 @@ func findCodex() error {
 // recordCodexTrust records, through Codex's own app-server, the trust of
 // exactly our hook and of the project.
 func recordCodexTrust(ctx context.Context, root string) (string, error) {
-	bin, err := codexapp.Find(nil, CodexBinary)
+	bin, err := codexpkg.Find(nil, CodexBinary)
 	if err != nil {
 		return "", fmt.Errorf("%w, then run nowhook setup --yes --agents codex --trust-codex", err)
 	}
-	canonical, err := codexapp.CanonicalRoot(root)
+	canonical, err := codexpkg.CanonicalRoot(root)
 	if err != nil {
 		return "", err
 	}
@@ -239,11 +242,11 @@ func recordCodexTrust(ctx context.Context, root string) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, trustTimeout)
 	defer cancel()
-	res, err := codexapp.Trust(ctx, codexapp.Options{Codex: bin, Dir: canonical, ClientVersion: "nowhook"}, codexapp.TrustRequest{
+	res, err := codexpkg.Trust(ctx, codexpkg.Options{Codex: bin, Dir: canonical, ClientVersion: "nowhook"}, codexpkg.TrustRequest{
 		Root:        canonical,
 		Project:     true,
 		ProjectRoot: project,
-		Select: func(h codexapp.Hook) bool {
+		Select: func(h codexpkg.Hook) bool {
 			return h.SourcePath == hooksFile && codexOurs(h.Command)
 		},
 	})
@@ -276,7 +279,7 @@ func recordCodexTrust(ctx context.Context, root string) (string, error) {
 // then that checkout; elsewhere root's, and main is "". (Measured on
 // 0.171.0: docs/platforms.md, "Codex CLI: git worktrees".)
 func CodexHooksFor(root string) (file, main string) {
-	canonical, err := codexapp.CanonicalRoot(root)
+	canonical, err := codexpkg.CanonicalRoot(root)
 	if err != nil {
 		canonical = root
 	}
@@ -309,7 +312,7 @@ func codexTrustKeys(root string, cur []byte, event string) []string {
 		for hi, h := range handlers {
 			handler, _ := h.(map[string]any)
 			if cmd, _ := handler["command"].(string); codexOurs(cmd) {
-				keys = append(keys, generate.CodexHookKey(hooksFile, event, gi, hi))
+				keys = append(keys, codexpkg.HookKey(hooksFile, event, gi, hi))
 			}
 		}
 	}
@@ -323,25 +326,25 @@ func forgetCodexTrust(ctx context.Context, root string, keys []string) (string, 
 	if len(keys) == 0 {
 		return "", nil
 	}
-	config, recorded := recordedTrust(keys)
+	config, recorded := recordedTrust(root, keys)
 	if len(recorded) == 0 {
 		return "", nil // nothing to forget
 	}
-	bin, err := codexapp.Find(nil, CodexBinary)
+	bin, err := codexpkg.Find(nil, CodexBinary)
 	if err != nil {
-		if errors.Is(err, codexapp.ErrCodexNotFound) {
-			return "codex is not on PATH, so nowhook cannot forget the trust of the hook it removed; delete these lines from " + config + ":\n" + codexapp.ForgetLines(recorded), nil
+		if errors.Is(err, codexpkg.ErrCodexNotFound) {
+			return "codex is not on PATH, so nowhook cannot forget the trust of the hook it removed; delete these lines from " + config + ":\n" + codexpkg.ForgetLines(recorded), nil
 		}
 		return "", err
 	}
 	keys = recorded
-	canonical, err := codexapp.CanonicalRoot(root)
+	canonical, err := codexpkg.CanonicalRoot(root)
 	if err != nil {
 		return "", err
 	}
 	ctx, cancel := context.WithTimeout(ctx, trustTimeout)
 	defer cancel()
-	res, err := codexapp.Forget(ctx, codexapp.Options{Codex: bin, Dir: canonical, ClientVersion: "nowhook"}, codexapp.ForgetRequest{Root: canonical, Keys: keys})
+	res, err := codexpkg.Forget(ctx, codexpkg.Options{Codex: bin, Dir: canonical, ClientVersion: "nowhook"}, codexpkg.ForgetRequest{Root: canonical, Keys: keys})
 	if err != nil {
 		return "", err
 	}
@@ -423,59 +426,463 @@ func codexHandlerError(at, problem, fix string) *generate.FileError {
 // already defines hooks inline: Codex would load both that and a
 // hooks.json and warn. The TOML is only read, never rewritten.
 func checkCodexConfig(root string) error {
-	path := filepath.Join(root, ".codex", "config.toml")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil
+	project := codexpkg.ReadConfig(nil, root).Project
+	var te *codexpkg.TOMLError
+	switch {
+	case errors.As(project.Err, &te) && te.Line > 0:
+		return fmt.Errorf("%s; Codex refuses to start with it. Fix it, then run nowhook setup again", project.Problem(".codex/config.toml"))
+	case te != nil:
+		return fmt.Errorf("%s; fix it, then run nowhook setup again", project.Problem(".codex/config.toml"))
+	case project.Err != nil:
+		return nil // unreadable here; doctor's codex.config row says why
 	}
-	var cfg struct {
-		Hooks map[string]any `toml:"hooks"`
+	if _, ok := project.Table("hooks"); !ok {
+		return errors.New(".codex/config.toml: hooks is not a table; Codex refuses to start with it. Fix it, then run nowhook setup again")
 	}
-	if err := toml.Unmarshal(b, &cfg); err != nil {
-		var de *toml.DecodeError
-		if errors.As(err, &de) {
-			line, col := de.Position()
-			return fmt.Errorf(".codex/config.toml:%d:%d: is not valid TOML (%s); Codex refuses to start with it. Fix it, then run nowhook setup again", line, col, de.Error())
-		}
-		return fmt.Errorf(".codex/config.toml: is not valid TOML (%v); fix it, then run nowhook setup again", err)
-	}
-	for event := range cfg.Hooks {
-		if event != "state" {
-			return fmt.Errorf(".codex/config.toml: already defines hooks inline ([hooks.%s]); a .codex/hooks.json beside it would make Codex load both and warn. Move those hooks into .codex/hooks.json (or configure Codex with --agents codex=ondemand), then run nowhook setup again", event)
-		}
+	if inline := project.InlineHooks(); len(inline) > 0 {
+		return fmt.Errorf(".codex/config.toml: already defines hooks inline ([hooks.%s]); a .codex/hooks.json beside it would make Codex load both and warn. Move those hooks into .codex/hooks.json (or configure Codex with --agents codex=ondemand), then run nowhook setup again", inline[0])
 	}
 	return nil
 }
 
 // recordedTrust returns the user's Codex config and which of keys it
 // records trust for.
-func recordedTrust(keys []string) (string, []string) {
-	dir := os.Getenv("CODEX_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", nil
-		}
-		dir = filepath.Join(home, ".codex")
+func recordedTrust(root string, keys []string) (string, []string) {
+	user := codexpkg.ReadConfig(nil, root).User
+	var broken *codexpkg.TOMLError
+	if !user.Exists || user.Err != nil && !errors.As(user.Err, &broken) {
+		return user.Path, nil // absent, or not readable at all
 	}
-	config := filepath.Join(dir, "config.toml")
-	b, err := os.ReadFile(config)
-	if err != nil {
-		return config, nil
-	}
-	var cfg struct {
-		Hooks struct {
-			State map[string]any `toml:"state"`
-		} `toml:"hooks"`
-	}
-	if toml.Unmarshal(b, &cfg) != nil {
-		return config, keys // unreadable here: say what to look for
+	state, ok := user.Table("hooks", "state")
+	if broken != nil || !ok {
+		return user.Path, keys // unreadable here: say what to look for
 	}
 	var recorded []string
 	for _, k := range keys {
-		if _, ok := cfg.Hooks.State[k]; ok {
+		if _, ok := state[k]; ok {
 			recorded = append(recorded, k)
 		}
 	}
-	return config, recorded
+	return user.Path, recorded
 }
+
+// Doctor's checks of Codex CLI alone (docs/platforms.md#codex-cli): its
+// config.toml layers, the [features] flag, hook trust, and the AGENTS.md
+// size cap.
+
+// codexLayer is a config.toml layer as doctor shows it.
+type codexLayer struct {
+	*codexpkg.ConfigFile
+	show string
+	err  string // why Codex cannot read it, with line:column
+}
+
+// codexLayers are the user and project config.toml.
+func codexLayers(v View) (user, project *codexLayer) {
+	c := codexpkg.ReadConfig(v.Env(), v.Root())
+	layer := func(f *codexpkg.ConfigFile) *codexLayer {
+		show := v.Show(f.Path)
+		return &codexLayer{ConfigFile: f, show: show, err: f.Problem(show)}
+	}
+	return layer(c.User), layer(c.Project)
+}
+
+func tomlTable(doc map[string]any, keys ...string) map[string]any {
+	for _, k := range keys {
+		next, _ := doc[k].(map[string]any)
+		if next == nil {
+			return nil
+		}
+		doc = next
+	}
+	return doc
+}
+
+// codexConfigCheck: the config.toml files Codex reads parse; Codex refuses
+// to start with a broken one.
+var codexConfigCheck = Check{Name: "config", Run: func(v View) []diag.Finding {
+	var out []diag.Finding
+	user, project := codexLayers(v)
+	for _, t := range []*codexLayer{user, project} {
+		if !t.Exists {
+			continue
+		}
+		f := diag.Finding{Path: t.show}
+		if t.err != "" {
+			f.Severity = diag.Error
+			f.Message = t.err + "; Codex refuses to start with it"
+			f.Fix = "correct the TOML by hand (codex exec --strict-config names every problem)"
+		} else {
+			f.Message = t.show + " parses as TOML"
+		}
+		out = append(out, f)
+	}
+	if project.Doc != nil && tomlTable(project.Doc, "hooks", "state") != nil {
+		out = append(out, diag.Finding{Severity: diag.Warn, Path: project.show,
+			Message: project.show + " has [hooks.state] trust entries, which Codex ignores there: trust counts only in " + user.show,
+			Fix:     v.SetupFix(v.Agent().Name, "--trust-codex")})
+	}
+	return out
+}}
+
+// codexFeaturesCheck: [features] hooks = false (or the older codex_hooks)
+// turns every hook off; the project layer overrides the user layer.
+var codexFeaturesCheck = Check{Name: "features", Run: func(v View) []diag.Finding {
+	user, project := codexLayers(v)
+	var out []diag.Finding
+	var effective *codexLayer
+	var effectiveKey string
+	for _, t := range []*codexLayer{user, project} {
+		features := tomlTable(t.Doc, "features")
+		for _, key := range []string{"codex_hooks", "hooks"} {
+			if on, ok := features[key].(bool); ok {
+				if !on {
+					effective, effectiveKey = t, key
+				} else {
+					effective, effectiveKey = nil, ""
+				}
+			}
+		}
+	}
+	if effective != nil {
+		out = append(out, diag.Finding{Severity: diag.Error, Path: effective.show,
+			Message: fmt.Sprintf("%s sets [features] %s = false, so Codex runs no hooks at all, the compact hook included", effective.show, effectiveKey),
+			Fix:     fmt.Sprintf("delete `%s = false` from [features] in %s", effectiveKey, effective.show)})
+	}
+	return out
+}}
+
+// codexLayersCheck: a layer with both hooks.json and inline [hooks]
+// tables makes Codex load both and warn.
+var codexLayersCheck = Check{Name: "layers", Run: func(v View) []diag.Finding {
+	user, project := codexLayers(v)
+	var out []diag.Finding
+	for _, t := range []*codexLayer{user, project} {
+		inline := t.InlineHooks()
+		hooksJSON := filepath.Join(filepath.Dir(t.Path), "hooks.json")
+		if _, err := os.Lstat(hooksJSON); len(inline) == 0 || err != nil {
+			continue
+		}
+		out = append(out, diag.Finding{Severity: diag.Warn, Path: t.show,
+			Message: fmt.Sprintf("%s and inline [hooks.%s] in %s are in one layer: Codex loads both and warns at every start", v.Show(hooksJSON), strings.Join(inline, "], [hooks."), t.show),
+			Fix:     fmt.Sprintf("move the [hooks.%s] tables from %s into %s", strings.Join(inline, "], [hooks."), t.show, v.Show(hooksJSON))})
+	}
+	return out
+}}
+
+// codexTrustCheck: Codex runs a project hook only when the user's
+// config.toml trusts the project and holds the hook's current hash.
+// Codex's own answer (app-server hooks/list) is used when codex is on
+// PATH; otherwise nowhook computes the hash and reads the config itself.
+// It reports the trust of every hook entry of ours: the compact hook's
+// and the checkpoint's (each entry is trusted on its own). In a linked git
+// worktree Codex loads the project hooks from the main checkout's
+// .codex/hooks.json, so those entries are the ones judged.
+var codexTrustCheck = Check{Name: "trust",
+	Run: func(v View) []diag.Finding {
+		return codexTrust(v, nil, "doctor's file checks start no program")
+	},
+	Start: startCodexTrust,
+}
+
+// startCodexTrust asks codex app-server for the hooks' trust, in the
+// background, when our hook is installed and codex has been run here
+// before (it writes its state under CODEX_HOME).
+func startCodexTrust(ctx context.Context, v View) func() []diag.Finding {
+	if len(codexOurHandlers(v.Agent(), v.HookFiles(), false)) == 0 {
+		return func() []diag.Finding { return codexTrust(v, nil, "") }
+	}
+	codexHome := codexpkg.Home(v.Env())
+	bin, err := codexpkg.Find(v.Env(), CodexBinary)
+	if err != nil {
+		return func() []diag.Finding { return codexTrust(v, nil, CodexBinary+" is not on PATH") }
+	}
+	if _, err := os.Lstat(codexHome); err != nil {
+		return func() []diag.Finding {
+			return codexTrust(v, nil, "codex has not been run here ("+codexHome+" does not exist)")
+		}
+	}
+	var res codexListing
+	wait := v.Go(func() { res = listCodex(ctx, v, bin) })
+	return func() []diag.Finding {
+		wait()
+		return codexTrust(v, &res, "")
+	}
+}
+
+// codexTrust reports the trust of our entries: from codex app-server's
+// listing when there is one, else computed, skipped saying why codex was
+// not asked.
+func codexTrust(v View, listing *codexListing, skipped string) []diag.Finding {
+	ours := codexOurHandlers(v.Agent(), v.HookFiles(), true)
+	if len(ours) == 0 {
+		return nil
+	}
+	fix := v.SetupFix(v.Agent().ArgFor(v.Mode()), "--trust-codex")
+	var out []diag.Finding
+	if file, main := CodexHooksFor(v.Root()); main != "" {
+		var wt diag.Finding
+		ours, wt = codexWorktreeHooks(v, ours, file, main)
+		out = append(out, wt)
+		if wt.Severity == diag.Error {
+			return out
+		}
+	}
+	switch {
+	case listing != nil && listing.err == nil:
+		return append(out, codexTrustFromListing(v, ours, *listing, fix)...)
+	case listing != nil:
+		return append(out, codexTrustComputed(v, ours, fmt.Sprintf("computed by nowhook: codex app-server failed: %v", listing.err), fix)...)
+	}
+	return append(out, codexTrustComputed(v, ours, "computed by nowhook from the user config; "+skipped, fix)...)
+}
+
+// codexOurHandlers lists our handlers in files (the compact hook's and the
+// checkpoint's), each under its entry's event and running its script;
+// keyed: only those Codex can key, wrapped in a matcher group.
+func codexOurHandlers(a *Agent, files []*diag.HookFile, keyed bool) []diag.Handler {
+	var entries []*HookEntry
+	for _, mh := range a.HookEntries() {
+		entries = append(entries, mh.Hook)
+	}
+	for _, art := range a.Checkpoint {
+		if h, ok := art.(*HookEntry); ok {
+			entries = append(entries, h)
+		}
+	}
+	var ours []diag.Handler
+	for _, e := range entries {
+		runs := generate.RunsScript(e.Script)
+		for _, f := range files {
+			for _, h := range f.Handlers {
+				if h.Event == e.File.Event && runs(h.Command) && (!keyed || h.Wrapped && h.Index >= 0) {
+					ours = append(ours, h)
+				}
+			}
+		}
+	}
+	return ours
+}
+
+// codexWorktreeHooks takes, in a linked worktree of main, our handlers
+// from main's hooks.json (file) in place of the worktree's own, which
+// Codex does not load; the user-level ones stay. The finding says so, and
+// is an error when main's file has no hook of ours: Codex then runs none
+// in the worktree's sessions.
+func codexWorktreeHooks(v View, ours []diag.Handler, file, main string) ([]diag.Handler, diag.Finding) {
+	a := v.Agent()
+	var kept []diag.Handler
+	for _, h := range ours {
+		if h.File.User {
+			kept = append(kept, h)
+		}
+	}
+	shown := v.Show(file)
+	var fromMain []diag.Handler
+	if mf := diag.ReadHookFile(file, shown, false, diag.Format{Title: a.Title, Strict: a.Hooks.Strict, Layout: a.Hooks.Layout}); mf != nil {
+		fromMain = codexOurHandlers(a, []*diag.HookFile{mf}, true)
+	}
+	if len(fromMain) == 0 {
+		return nil, diag.Finding{Severity: diag.Error, Path: shown,
+			Message: fmt.Sprintf("this is a git worktree of %s, and Codex loads a worktree's project hooks from the main checkout's %s, not from .codex/hooks.json here; that file has no hook of nowhook's, so Codex runs none in sessions started in this worktree", main, shown),
+			Fix:     "bring .codex/ into the main checkout (commit it here and merge it there), or set it up there: nowhook setup --yes --agents " + a.Name + " --dir " + diag.ShellQuote(main)}
+	}
+	return append(fromMain, kept...), diag.Finding{Path: shown,
+		Message: fmt.Sprintf("this is a git worktree of %s: Codex loads its project hooks from the main checkout's %s, which has nowhook's hook, and takes its project trust from there too; the trust below is that of the main checkout's entries", main, shown)}
+}
+
+// codexListing is what codex app-server said.
+type codexListing struct {
+	listing   *codexpkg.Listing
+	userAgent string
+	err       error
+}
+
+func listCodex(ctx context.Context, v View, bin string) codexListing {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	root, err := codexpkg.CanonicalRoot(v.Root())
+	if err != nil {
+		return codexListing{err: err}
+	}
+	c, err := codexpkg.Start(ctx, codexpkg.Options{Codex: bin, Env: v.Env(), Dir: root, ClientVersion: "doctor"})
+	if err != nil {
+		return codexListing{err: err}
+	}
+	defer c.Close()
+	l, err := c.List(ctx, root)
+	return codexListing{listing: l, userAgent: c.UserAgent, err: err}
+}
+
+// codexHookKey is a handler's [hooks.state] key, with the file as Codex
+// sees it.
+func codexHookKey(h diag.Handler) string {
+	abs := h.File.Abs
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	return codexpkg.HookKey(abs, h.Event, h.Group, h.Index)
+}
+
+func codexTrustComputed(v View, ours []diag.Handler, source, fix string) []diag.Finding {
+	user, _ := codexLayers(v)
+	if user.err != "" {
+		return []diag.Finding{{Severity: diag.Warn, Path: user.show,
+			Message: "cannot tell whether Codex trusts the hook: " + user.err + " (" + source + ")", Fix: "correct " + user.show}}
+	}
+	var out []diag.Finding
+	root := v.Root()
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	needsProject := false
+	for _, h := range ours {
+		if !h.File.User {
+			needsProject = true
+		}
+	}
+	if needsProject {
+		// In a linked worktree Codex reads the worktree's own entry
+		// first, then the main checkout's (measured, 0.171.0).
+		roots := []string{root}
+		if _, main := CodexHooksFor(v.Root()); main != "" {
+			roots = append(roots, main)
+		}
+		level, at := "", roots[len(roots)-1]
+		for _, r := range roots {
+			if l, ok := tomlTable(user.Doc, "projects", r)["trust_level"].(string); ok {
+				level, at = l, r
+				break
+			}
+		}
+		if level != "trusted" {
+			state := "has no [projects." + codexpkg.TOMLKey(at) + "] entry"
+			if at != root {
+				state += " (the main checkout of this worktree, whose trust Codex applies to it)"
+			}
+			if level != "" {
+				state = fmt.Sprintf("sets trust_level = %q for it", level)
+				if at != root {
+					state = fmt.Sprintf("sets trust_level = %q for %s, the main checkout of this worktree", level, at)
+				}
+			}
+			out = append(out, diag.Finding{Severity: diag.Warn, Path: user.show,
+				Message: fmt.Sprintf("Codex does not load .codex/ here: %s %s, so Codex skips every project hook without a word (%s)", user.show, state, source),
+				Fix:     fix})
+		}
+	}
+	states := tomlTable(user.Doc, "hooks", "state")
+	for _, h := range ours {
+		key := codexHookKey(h)
+		hash, err := codexpkg.HookHash(h.Event, h.GroupJSON, h.Index)
+		if err != nil {
+			out = append(out, diag.Finding{Severity: diag.Error, Path: h.File.Show,
+				Message: fmt.Sprintf("%s: Codex cannot load this hook: %v", h.Where(), err), Fix: v.SetupFix(v.Agent().Name)})
+			continue
+		}
+		recorded, _ := tomlTable(states, key)["trusted_hash"].(string)
+		f := diag.Finding{Path: h.File.Show, Severity: diag.Warn, Fix: fix}
+		switch {
+		case recorded == "":
+			f.Message = fmt.Sprintf("%s is not trusted: %s has no [hooks.state.%s], so Codex skips the hook without a word (%s)", h.Where(), user.show, codexpkg.TOMLKey(key), source)
+		case recorded != hash:
+			f.Message = fmt.Sprintf("%s changed since it was trusted: %s holds %s, the hook's hash is now %s, so Codex skips it without a word (%s)", h.Where(), user.show, shortHash(recorded), shortHash(hash), source)
+		default:
+			f.Severity, f.Fix = diag.OK, ""
+			f.Message = fmt.Sprintf("%s is trusted: %s holds its current hash %s (%s)", h.Where(), user.show, shortHash(hash), source)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func shortHash(hash string) string {
+	if len(hash) > len("sha256:")+12 {
+		return hash[:len("sha256:")+12] + "…"
+	}
+	return hash
+}
+
+func codexTrustFromListing(v View, ours []diag.Handler, res codexListing, fix string) []diag.Finding {
+	l := res.listing
+	source := "reported by codex app-server hooks/list"
+	if m := codexVersionRE.FindStringSubmatch(res.userAgent); m != nil {
+		source = "reported by codex " + m[1] + " app-server hooks/list"
+	}
+	var out []diag.Finding
+	for _, w := range l.Warnings {
+		out = append(out, diag.Finding{Severity: diag.Warn, Message: "codex warns: " + w})
+	}
+	for _, e := range l.Errors {
+		out = append(out, diag.Finding{Severity: diag.Error, Path: v.Show(e.Path), Message: "codex reports an error in " + v.Show(e.Path) + ": " + e.Message})
+	}
+	if l.ConfigError != "" {
+		out = append(out, diag.Finding{Severity: diag.Error, Message: "codex cannot read its configuration: " + l.ConfigError})
+	}
+	layer, hasLayer := l.ProjectLayer(filepath.Join(l.Root, ".codex"))
+	projectSkipped := hasLayer && !layer.Trusted()
+	if projectSkipped {
+		out = append(out, diag.Finding{Severity: diag.Warn, Path: ".codex",
+			Message: fmt.Sprintf("Codex does not load .codex/ here, so it skips every project hook without a word: %s (%s)", layer.DisabledReason, source),
+			Fix:     fix})
+	}
+	for _, h := range ours {
+		key := codexHookKey(h)
+		f := diag.Finding{Path: h.File.Show, Severity: diag.Warn, Fix: fix}
+		listed, ok := l.Hook(key)
+		switch {
+		case !ok && projectSkipped && !h.File.User:
+			continue // said above
+		case !ok:
+			f.Message = fmt.Sprintf("%s: codex does not list this hook (key %s), so it never runs it (%s)", h.Where(), key, source)
+			f.Fix = ""
+			if len(l.Warnings) == 0 {
+				f.Severity = diag.Error
+			}
+		case listed.TrustStatus == codexpkg.StatusTrusted || listed.TrustStatus == codexpkg.StatusManaged:
+			f.Severity, f.Fix = diag.OK, ""
+			f.Message = fmt.Sprintf("%s is %s (%s)", h.Where(), listed.TrustStatus, source)
+		case listed.TrustStatus == codexpkg.StatusModified:
+			f.Message = fmt.Sprintf("%s changed since it was trusted, so Codex skips it without a word (%s)", h.Where(), source)
+		default:
+			f.Message = fmt.Sprintf("%s is %s: Codex skips it without a word (%s)", h.Where(), listed.TrustStatus, source)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+var codexVersionRE = regexp.MustCompile(`/(\d+\.\d+\.\d+\S*) `)
+
+// defaultDocMax is Codex's default project_doc_max_bytes.
+const codexDefaultDocMax = 32 << 10
+
+// codexDocCapCheck: Codex reads AGENTS.md only up to project_doc_max_bytes;
+// a block beyond the cap is never seen.
+var codexDocCapCheck = Check{Name: "agents-md-cap", Run: func(v View) []diag.Finding {
+	span, ok := v.BlockSpan(OnDemandBlock.File, OnDemandBlock.Block.Name)
+	if !ok {
+		return nil
+	}
+	user, project := codexLayers(v)
+	limit, source := int64(codexDefaultDocMax), "Codex's default"
+	for _, t := range []*codexLayer{user, project} {
+		if n, ok := t.Doc["project_doc_max_bytes"].(int64); ok {
+			limit, source = n, "set in "+t.show
+		}
+	}
+	f := diag.Finding{Path: "AGENTS.md"}
+	switch {
+	case int64(span.Start) >= limit:
+		f.Severity = diag.Error
+		f.Message = fmt.Sprintf("the kbs-now block starts at byte %d of AGENTS.md, beyond project_doc_max_bytes = %d (%s): Codex never sees it", span.Start, limit, source)
+		f.Fix = "move the nowhook kbs-now block (with its markers) nearer the top of AGENTS.md, or raise project_doc_max_bytes in " + user.show
+	case int64(span.End) > limit:
+		f.Severity = diag.Warn
+		f.Message = fmt.Sprintf("the kbs-now block ends at byte %d of AGENTS.md, beyond project_doc_max_bytes = %d (%s): Codex sees it cut", span.End, limit, source)
+		f.Fix = "move the nowhook kbs-now block (with its markers) nearer the top of AGENTS.md, or raise project_doc_max_bytes in " + user.show
+	default:
+		f.Message = fmt.Sprintf("the kbs-now block (bytes %d-%d of AGENTS.md) is within project_doc_max_bytes = %d (%s)", span.Start, span.End, limit, source)
+	}
+	return []diag.Finding{f}
+}}

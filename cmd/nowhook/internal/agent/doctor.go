@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
+	"github.com/nowhook/nowhook/generate"
 )
 
 // Doctor is what `nowhook doctor` needs of an agent beyond its artifacts
@@ -60,8 +61,9 @@ type View interface {
 	Mode() Mode
 	// Root is the repository root.
 	Root() string
-	// Getenv reads the environment the agents would give their hooks;
-	// Home is its HOME.
+	// Env is the environment the agents would give their hooks; Getenv
+	// reads it, and Home is its HOME.
+	Env() []string
 	Getenv(key string) string
 	Home() string
 	// HookFiles are the agent's hook files that exist (Hooks.Files), read
@@ -86,8 +88,10 @@ type View interface {
 	// block (or cannot be read, which the row says).
 	Block(file, name, purpose, fix string) (row diag.Finding, has bool)
 	// HasBlock reports whether the repository's file holds the managed
-	// block name, in any state.
+	// block name, in any state; BlockSpan is where it is, when its
+	// markers are sound.
 	HasBlock(file, name string) bool
+	BlockSpan(file, name string) (span generate.BlockSpan, ok bool)
 	// Go runs f in the background; doctor waits for it before it ends.
 	// wait waits for it.
 	Go(f func()) (wait func())
@@ -107,4 +111,13 @@ type Transcript struct {
 	Write func(used int64) []byte
 	// Payload adds the agent's own keys to a hook payload, if any.
 	Payload func(pl map[string]any)
+}
+
+// ArgFor is the agent as --agents names it in a fix that must keep mode
+// m: its name, with the mode when m is set and not the default.
+func (a *Agent) ArgFor(m Mode) string {
+	if m != "" && m != a.Default {
+		return a.Name + "=" + string(m)
+	}
+	return a.Name
 }

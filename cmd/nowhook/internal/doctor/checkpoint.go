@@ -100,12 +100,7 @@ func (d *doctor) checkpointAt(a *agent) (at int, ok bool) {
 
 // agentArg is the agent as --agents names it for a fix that must keep
 // its mode: the name, with the mode when it is not the default.
-func (a *agent) agentArg() string {
-	if a.mode != "" && a.mode != a.p.Default {
-		return a.p.Name + "=" + string(a.mode)
-	}
-	return a.p.Name
-}
+func (a *agent) agentArg() string { return a.p.ArgFor(a.mode) }
 
 // checkpointFix is the setup command that installs the checkpoint as it
 // is meant to be, at the installed threshold, keeping the agent's mode.

@@ -233,16 +233,11 @@ func agentChecks(p *agentpkg.Agent) []check {
 	for _, q := range p.Doctor.Quirks {
 		cs = append(cs, quirk{q})
 	}
-	cs = append(cs, interimChecks[p]...)
 	if len(p.Checkpoint) > 0 {
 		cs = append(cs, checkpointCheck{})
 	}
 	return cs
 }
-
-// interimChecks are Codex's checks until they move into its file of the
-// agent table (agentpkg.Agent.Doctor.Quirks).
-var interimChecks = map[*agentpkg.Agent][]check{}
 
 // sharedChecks concern every agent, after the agents' own.
 var sharedChecks = []check{noAgentCheck, subFolderCheck, agentsMDCheck, contributingMDCheck, kanbusConfigCheck, kanbusCLICheck, kanbusQueryCheck, liveCheck, runtimeCheck}
@@ -294,7 +289,6 @@ func Static(root string, agents []string, env []string) []Finding {
 			if a.p.Name != name {
 				continue
 			}
-			a.listingSkipped = "doctor's file checks start no program"
 			for _, c := range agentChecks(a.p) {
 				out = append(out, d.run(c, a, a.p.Name+"."+c.Name())...)
 			}
@@ -357,10 +351,7 @@ type doctor struct {
 	agents   []*agent
 	kanbus   detect.Kanbus
 	agentsMD *mdFile // the file of the on-demand block every agent shares
-	// codexUser and codexProject are the Codex config.toml layers, read
-	// on first use.
-	codexUser, codexProject *tomlFile
-	slow                    slowResults
+	slow     slowResults
 }
 
 func newDoctor(o Options) *doctor {
@@ -385,11 +376,6 @@ type agent struct {
 	files    []*diag.HookFile // the hook files that exist, in the table's order
 	specs    []*ourSpec       // the hook entries setup writes for this platform
 	mode     agentpkg.Mode    // what nowhook set up for it; "" for nothing
-	// listing is the agent's own report of its hooks and their trust
-	// (Codex's app-server), when its checks asked for one; listingSkipped
-	// says why it was not asked.
-	listing        *future[codexListing]
-	listingSkipped string
 	// checkpoint are the hook entries `setup --checkpoint` writes (the
 	// table's Checkpoint artifacts), each with ours found in the hook
 	// files, and cpScripts its scripts; cpLive is its live runs, once

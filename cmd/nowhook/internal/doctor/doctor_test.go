@@ -14,6 +14,7 @@ import (
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/codex"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
 	"github.com/nowhook/nowhook/templates"
@@ -575,11 +576,11 @@ func TestCodexTrustAppServer(t *testing.T) {
 	// Trusted project and hook, with the hash nowhook computes: codex agrees.
 	hooks := diag.ReadHookFile(filepath.Join(r.root, ".codex", "hooks.json"), ".codex/hooks.json", false, hookFormat(mustPlatform(t, "codex")))
 	h := hooks.Handlers[0]
-	hash, err := generate.CodexHookHash(h.Event, h.GroupJSON, h.Index)
+	hash, err := codex.HookHash(h.Event, h.GroupJSON, h.Index)
 	if err != nil {
 		t.Fatal(err)
 	}
-	config := "[projects.\"" + r.root + "\"]\ntrust_level = \"trusted\"\n\n[hooks.state.\"" + hookKey(h) + "\"]\ntrusted_hash = \"" + hash + "\"\n"
+	config := "[projects.\"" + r.root + "\"]\ntrust_level = \"trusted\"\n\n[hooks.state.\"" + codex.HookKey(h.File.Abs, h.Event, h.Group, h.Index) + "\"]\ntrusted_hash = \"" + hash + "\"\n"
 	r.write(filepath.Join(codexHome, "config.toml"), config, 0o600)
 	if sev, msg := verdict(run(true), "reported by codex"); sev != OK || !strings.Contains(msg, "is trusted") {
 		t.Errorf("trusted, from codex: %s %s", sev, msg)
@@ -751,7 +752,7 @@ func TestBlocker(t *testing.T) {
 	}
 }
 
-// TestNoAgentNamesOutsideTheirFiles: doctor and codexapp branch on no
+// TestNoAgentNamesOutsideTheirFiles: doctor and the codex package branch on no
 // agent's name except in the file named after that agent (STYLE.md,
 // rule 3).
 func TestNoAgentNamesOutsideTheirFiles(t *testing.T) {
@@ -759,7 +760,7 @@ func TestNoAgentNamesOutsideTheirFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	more, _ := filepath.Glob("../codexapp/*.go")
+	more, _ := filepath.Glob("../codex/*.go")
 	for _, f := range append(files, more...) {
 		if strings.HasSuffix(f, "_test.go") {
 			continue

@@ -174,11 +174,6 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 		if d.slow.query != nil {
 			d.slow.query.wait()
 		}
-		for _, a := range d.agents {
-			if a.listing != nil {
-				a.listing.wait()
-			}
-		}
 		for _, wait := range d.slow.waits {
 			wait()
 		}
@@ -203,17 +198,6 @@ func writeFake(dir, script string) (*fake, error) {
 		}
 	}
 	return fk, nil
-}
-
-// hasOurs reports whether any hook entry of ours is installed for a: the
-// compact hook's or the checkpoint's.
-func (d *doctor) hasOurs(a *agent) bool {
-	for _, s := range append(append([]*ourSpec(nil), a.specs...), a.checkpoint...) {
-		if len(s.ours) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // firstRunnable picks the handler to run: a well-wrapped one, in the

@@ -7,6 +7,7 @@ import (
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
+	"github.com/nowhook/nowhook/generate"
 )
 
 // The checks of one agent alone live in the agent's file of the agent
@@ -48,6 +49,7 @@ type view struct {
 func (v view) Agent() *agentpkg.Agent           { return v.a.p }
 func (v view) Mode() agentpkg.Mode              { return v.a.mode }
 func (v view) Root() string                     { return v.d.root }
+func (v view) Env() []string                    { return v.d.env }
 func (v view) Getenv(key string) string         { return osutil.Getenv(v.d.env, key) }
 func (v view) Home() string                     { return v.d.home }
 func (v view) HookFiles() []*diag.HookFile      { return v.a.files }
@@ -66,6 +68,14 @@ func (v view) Block(file, name, purpose, fix string) (diag.Finding, bool) {
 }
 
 func (v view) HasBlock(file, name string) bool { return readMD(v.d.root, file).block(name) != nil }
+
+func (v view) BlockSpan(file, name string) (generate.BlockSpan, bool) {
+	b := readMD(v.d.root, file).block(name)
+	if b == nil || b.err != nil {
+		return generate.BlockSpan{}, false
+	}
+	return b.span, true
+}
 
 func (v view) Go(f func()) (wait func()) {
 	fu := start(func() struct{} { f(); return struct{}{} })
