@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
-	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
 )
 
@@ -144,100 +144,138 @@ var ourHookCheck = checkFunc{"hook", func(d *doctor, a *agent) []Finding {
 
 // hookShape checks one of our handlers as the agent reads it.
 func (d *doctor) hookShape(a *agent, s *ourSpec, h diag.Handler, want generate.Hook, budget time.Duration) []Finding {
-	fix := d.setupFix(a.p.Name + "=" + string(s.mode))
+	sh := &shape{h: h, title: a.p.Title, fix: d.setupFix(a.p.Name + "=" + string(s.mode))}
 	if h.File.User {
-		fix = "correct the entry in " + h.File.Show + " by hand, or delete it and run " + fix
-	}
-	var out []Finding
-	bad := func(sev Severity, format string, args ...any) {
-		out = append(out, Finding{Severity: sev, Path: h.File.Show,
-			Message: h.Where() + ": " + fmt.Sprintf(format, args...), Fix: fix})
+		sh.fix = "correct the entry in " + h.File.Show + " by hand, or delete it and run " + sh.fix
 	}
 	grouped := a.p.Hooks.Layout == agentpkg.LayoutGrouped
 	if h.File.Dropped != nil || (a.dropsWholeFile() && len(h.File.Shape) > 0) {
-		fix = "correct " + h.File.Show + " (see " + a.p.Name + ".hooks-file)"
+		sh.fix = "correct " + h.File.Show + " (see " + a.p.Name + ".hooks-file)"
 		if h.File.Dropped != nil {
-			_, fix = diag.FileErrorText(h.File.Dropped)
+			_, sh.fix = diag.FileErrorText(h.File.Dropped)
 		}
-		bad(Error, "%s drops this whole file (see %s.hooks-file), so this hook never runs", a.p.Title, a.p.Name)
-		return out
+		sh.wrong(Error, "%s drops this whole file (see %s.hooks-file), so this hook never runs", a.p.Title, a.p.Name)
+		return sh.bad
 	}
 	if grouped && !h.Wrapped {
-		bad(Error, `is a handler placed directly in %s, without the group wrapper {"matcher": ..., "hooks": [...]}; %s rejects it, so the reminder never runs`, s.schema.Event, a.p.Title)
-		return out
+		sh.wrong(Error, `is a handler placed directly in %s, without the group wrapper {"matcher": ..., "hooks": [...]}; %s rejects it, so the reminder never runs`, s.schema.Event, a.p.Title)
+		return sh.bad
 	}
-	var how []string
 	if grouped {
-		switch {
-		case h.BadMatch:
-			bad(Error, "the group's matcher is not a string; %s rejects the group", a.p.Title)
-		default:
-			m := matchMatcher(h.Matcher, "compact")
-			const quiet = "; the wrapper prints only after compaction)"
-			switch {
-			case !m.matches:
-				bad(Error, "%s, so %s never runs this hook after compaction", m.why, a.p.Title)
-			case h.Matcher == nil:
-				how = append(how, "no matcher (every source"+quiet)
-			case m.all:
-				how = append(how, fmt.Sprintf("matcher %q (every source%s", *h.Matcher, quiet))
-			case len(m.others) > 0:
-				how = append(how, fmt.Sprintf("matcher %q (also %s%s", *h.Matcher, strings.Join(m.others, ", "), quiet))
-			default:
-				how = append(how, fmt.Sprintf("matcher %q", *h.Matcher))
-			}
-		}
+		sh.matcher()
 	}
-	switch t := h.Obj["type"].(type) {
-	case nil:
-		if grouped {
-			bad(Error, `has no "type"; %s needs "type": "command"`, a.p.Title)
-		}
-	case string:
-		if t != "command" {
-			bad(Error, `has "type": %q; %s runs only "command" handlers here`, t, a.p.Title)
-		}
-	default:
-		bad(Error, `"type" is not a string; %s rejects the handler`, a.p.Title)
+	sh.handler(grouped)
+	sh.timeout(grouped, budget)
+	sh.async()
+	if wantCmd := entryCommand(want); wantCmd != "" && h.Command != wantCmd && len(sh.bad) == 0 {
+		sh.wrong(Warn, "runs %s with the older command %q; setup replaces it in place with %q", s.script, h.Command, wantCmd)
 	}
-	if _, ok := h.Obj["command"].(string); !ok {
-		bad(Error, `"command" is not a string; %s needs one command string`, a.p.Title)
-	}
-	if raw, ok := h.Obj["timeout"]; !ok {
-		if grouped {
-			bad(Info, "has no timeout, so %s would wait up to 600 s; the wrapper stops on its own after %s", a.p.Title, budget)
-		}
-	} else if n, isNum := raw.(json.Number); !isNum {
-		bad(Error, `"timeout" is %s, not a number of seconds; %s rejects the handler`, jsonText(raw), a.p.Title)
-	} else if secs, err := strconv.ParseFloat(n.String(), 64); err != nil || secs <= 0 {
-		bad(Error, `"timeout": %s is not a positive number of seconds; %s rejects the handler`, n, a.p.Title)
-	} else {
-		if time.Duration(secs*float64(time.Second)) < budget {
-			bad(Warn, `"timeout": %s cancels the hook before the %s the wrapper gives kbs; a slow kbs means no reminder`, n, budget)
-		}
-		how = append(how, "timeout "+n.String()+"s")
-	}
-	if async, ok := h.Obj["async"]; ok {
-		switch async {
-		case true:
-			bad(Error, `has "async": true; %s adds nothing from an async hook to the context`, a.p.Title)
-		case false:
-		default:
-			bad(Error, `"async" is %s, not true or false; %s rejects the handler`, jsonText(async), a.p.Title)
-		}
-	}
-	if wantCmd := entryCommand(want); wantCmd != "" && h.Command != wantCmd && len(out) == 0 {
-		bad(Warn, "runs %s with the older command %q; setup replaces it in place with %q", s.script, h.Command, wantCmd)
-	}
-	if len(out) > 0 {
-		return out
+	if len(sh.bad) > 0 {
+		return sh.bad
 	}
 	what := s.schema.Event + " hook"
-	if len(how) > 0 {
-		what += ", " + strings.Join(how, ", ")
+	if len(sh.how) > 0 {
+		what += ", " + strings.Join(sh.how, ", ")
 	}
 	return []Finding{{Path: h.File.Show,
 		Message: fmt.Sprintf("%s: %s, runs %s", h.Where(), what, s.script)}}
+}
+
+// shape is what hookShape finds of one handler: a row for each thing
+// wrong with it, and how it reads where nothing is.
+type shape struct {
+	h     diag.Handler
+	title string // the agent
+	fix   string
+	bad   []Finding
+	how   []string
+}
+
+func (sh *shape) wrong(sev Severity, format string, args ...any) {
+	sh.bad = append(sh.bad, Finding{Severity: sev, Path: sh.h.File.Show,
+		Message: sh.h.Where() + ": " + fmt.Sprintf(format, args...), Fix: sh.fix})
+}
+
+// matcher: the group's matcher selects compact.
+func (sh *shape) matcher() {
+	h := sh.h
+	if h.BadMatch {
+		sh.wrong(Error, "the group's matcher is not a string; %s rejects the group", sh.title)
+		return
+	}
+	m := matchMatcher(h.Matcher, "compact")
+	const quiet = "; the wrapper prints only after compaction)"
+	switch {
+	case !m.matches:
+		sh.wrong(Error, "%s, so %s never runs this hook after compaction", m.why, sh.title)
+	case h.Matcher == nil:
+		sh.how = append(sh.how, "no matcher (every source"+quiet)
+	case m.all:
+		sh.how = append(sh.how, fmt.Sprintf("matcher %q (every source%s", *h.Matcher, quiet))
+	case len(m.others) > 0:
+		sh.how = append(sh.how, fmt.Sprintf("matcher %q (also %s%s", *h.Matcher, strings.Join(m.others, ", "), quiet))
+	default:
+		sh.how = append(sh.how, fmt.Sprintf("matcher %q", *h.Matcher))
+	}
+}
+
+// handler: "type" is "command" and "command" a string.
+func (sh *shape) handler(grouped bool) {
+	obj := sh.h.Obj
+	switch t := obj["type"].(type) {
+	case nil:
+		if grouped {
+			sh.wrong(Error, `has no "type"; %s needs "type": "command"`, sh.title)
+		}
+	case string:
+		if t != "command" {
+			sh.wrong(Error, `has "type": %q; %s runs only "command" handlers here`, t, sh.title)
+		}
+	default:
+		sh.wrong(Error, `"type" is not a string; %s rejects the handler`, sh.title)
+	}
+	if _, ok := obj["command"].(string); !ok {
+		sh.wrong(Error, `"command" is not a string; %s needs one command string`, sh.title)
+	}
+}
+
+// async: the handler is not async, which adds nothing to the context.
+func (sh *shape) async() {
+	if async, ok := sh.h.Obj["async"]; ok {
+		switch async {
+		case true:
+			sh.wrong(Error, `has "async": true; %s adds nothing from an async hook to the context`, sh.title)
+		case false:
+		default:
+			sh.wrong(Error, `"async" is %s, not true or false; %s rejects the handler`, jsonText(async), sh.title)
+		}
+	}
+}
+
+// timeout: a positive number of seconds, no less than the wrapper's
+// budget.
+func (sh *shape) timeout(grouped bool, budget time.Duration) {
+	raw, ok := sh.h.Obj["timeout"]
+	if !ok {
+		if grouped {
+			sh.wrong(Info, "has no timeout, so %s would wait up to 600 s; the wrapper stops on its own after %s", sh.title, budget)
+		}
+		return
+	}
+	n, isNum := raw.(json.Number)
+	if !isNum {
+		sh.wrong(Error, `"timeout" is %s, not a number of seconds; %s rejects the handler`, jsonText(raw), sh.title)
+		return
+	}
+	secs, err := strconv.ParseFloat(n.String(), 64)
+	if err != nil || secs <= 0 {
+		sh.wrong(Error, `"timeout": %s is not a positive number of seconds; %s rejects the handler`, n, sh.title)
+		return
+	}
+	if time.Duration(secs*float64(time.Second)) < budget {
+		sh.wrong(Warn, `"timeout": %s cancels the hook before the %s the wrapper gives kbs; a slow kbs means no reminder`, n, budget)
+	}
+	sh.how = append(sh.how, "timeout "+n.String()+"s")
 }
 
 // entryCommand is the command of the entry setup writes.

@@ -519,73 +519,106 @@ type verdict struct {
 	sev   Severity
 	text  string // the run, described without the scenario's name
 	lacks lacking
-	debug bool // NOWHOOK_DEBUG would show why it printed nothing
+	debug bool     // NOWHOOK_DEBUG would show why it printed nothing
+	notes []string // what the run did, for text
 }
 
 // judge rates one run and describes it. yours is the run with the user's
 // kbs, to tell a probe's result from the hook's own.
 func (d *doctor) judge(job *liveJob, r liveRun, yours *liveRun, items int) verdict {
+	if v, stopped := judgeStopped(job, r, yours); stopped {
+		return v
+	}
 	res := r.res
-	probe := r.scenario.fake != ""
-	yoursOK := yours != nil && yours.res.startErr == nil && !yours.res.killed && yours.res.exit == 0
+	v := verdict{text: fmt.Sprintf("exit %d in %s", res.exit, round(res.elapsed))}
+	if r.scenario.hangs && job.ownBudget {
+		v.text += fmt.Sprintf(" (budget %s)", job.budget)
+	}
+	v.judgeExit(r, yours)
+	v.judgeProcesses(job, r)
+	v.judgeOutput(job, r, items)
+	if r.scenario.fake != "" && res.exit == 0 {
+		v.judgeCalls(r, d.kanbus.Config != "")
+	}
+	v.text += ", " + strings.Join(v.notes, ", ")
+	return v
+}
+
+// note adds what the run did to the verdict, which is then at least as
+// bad as sev.
+func (v *verdict) note(sev Severity, text string) {
+	v.sev = max(v.sev, sev)
+	v.notes = append(v.notes, text)
+}
+
+// judgeStopped rates a run that could not start, was stopped, or whose
+// command could not run its script: nothing else about it counts.
+func judgeStopped(job *liveJob, r liveRun, yours *liveRun) (v verdict, stopped bool) {
+	res := r.res
 	agentLimit := ""
 	if job.timeout != "" {
 		agentLimit = " (" + job.a.p.Title + " cancels it at " + job.timeout + "s and injects nothing)"
 	}
-	var v verdict
 	switch {
 	case res.startErr != nil:
 		v.sev, v.text = Error, fmt.Sprintf("cannot start %s: %v", job.a.p.Hooks.Shell, res.startErr)
-		return v
 	case res.killed:
 		v.sev, v.text = Error, fmt.Sprintf("still running after %s, stopped by doctor; the wrapper should give up after its %s budget%s", round(job.limit), job.budget, agentLimit)
 		if !job.ownBudget {
 			v.text = fmt.Sprintf("still running after %s, stopped by doctor%s", round(job.limit), agentLimit)
 		}
-		if probe && yours != nil && !yours.res.killed {
+		if r.scenario.fake != "" && yours != nil && !yours.res.killed {
 			v.lacks.budget = []string{r.scenario.name}
 		}
-		return v
 	case res.exit == 126 || res.exit == 127:
 		v.sev, v.text = Error, fmt.Sprintf("exit %d, %s gets no reminder (%s)", res.exit, job.a.p.Title, firstLine(res.stderr))
-		return v
+	default:
+		return v, false
 	}
-	var notes []string
-	v.text = fmt.Sprintf("exit %d in %s", res.exit, round(res.elapsed))
-	if r.scenario.hangs && job.ownBudget {
-		v.text += fmt.Sprintf(" (budget %s)", job.budget)
-	}
+	return v, true
+}
+
+// judgeExit rates a run's exit status. A probe that exits non-zero where
+// the user's kbs gives exit 0 lacks a soft fail: the agent drops the
+// output and goes on, no harm beyond the reminder that kbs could not give,
+// but not the hook's promise.
+func (v *verdict) judgeExit(r liveRun, yours *liveRun) {
+	res := r.res
+	yoursOK := yours != nil && yours.res.startErr == nil && !yours.res.killed && yours.res.exit == 0
 	switch {
-	case res.exit != 0 && probe && yoursOK:
-		// The agent drops the output and goes on: no harm beyond the
-		// reminder that kbs could not give, but not the hook's promise.
-		v.sev = Warn
+	case res.exit != 0 && r.scenario.fake != "" && yoursOK:
 		what := "fails"
 		if r.scenario.hangs {
 			what = "hangs"
 		}
-		notes = append(notes, fmt.Sprintf("exits %d when kbs %s (%s)", res.exit, what, firstLine(res.stderr)))
+		v.note(Warn, fmt.Sprintf("exits %d when kbs %s (%s)", res.exit, what, firstLine(res.stderr)))
 		v.lacks.softFail = []string{r.scenario.name}
 	case res.exit != 0:
-		v.sev = Error
-		notes = append(notes, fmt.Sprintf("a hook that exits non-zero has its output dropped (%s)", firstLine(res.stderr)))
+		v.note(Error, fmt.Sprintf("a hook that exits non-zero has its output dropped (%s)", firstLine(res.stderr)))
 	}
+}
+
+// judgeProcesses rates a run's time and what it left running.
+func (v *verdict) judgeProcesses(job *liveJob, r liveRun) {
+	res := r.res
 	if res.elapsed > job.budget+time.Second {
-		v.sev = max(v.sev, Warn)
-		notes = append(notes, fmt.Sprintf("slower than its %s budget", job.budget))
+		v.note(Warn, fmt.Sprintf("slower than its %s budget", job.budget))
 	}
 	if res.leftover {
-		v.sev = Error
-		notes = append(notes, "left processes running after it exited (killed)")
+		v.note(Error, "left processes running after it exited (killed)")
 	}
 	if res.heldOutput && !res.leftover && !res.killed {
-		v.sev = Error
-		notes = append(notes, "left a process outside its process group holding its output open after it exited: the agent waits for that process")
+		v.note(Error, "left a process outside its process group holding its output open after it exited: the agent waits for that process")
 	}
 	if len(r.strays) > 0 {
-		v.sev = Error
-		notes = append(notes, fmt.Sprintf("left kbs running after it exited (pid %v, killed)", r.strays))
+		v.note(Error, fmt.Sprintf("left kbs running after it exited (pid %v, killed)", r.strays))
 	}
+}
+
+// judgeOutput rates what a run printed: items are those kbs lists (-1:
+// unknown).
+func (v *verdict) judgeOutput(job *liveJob, r liveRun, items int) {
+	res := r.res
 	out := bytes.TrimSpace(res.stdout)
 	lines := 0
 	for _, l := range strings.Split(string(out), "\n") {
@@ -594,40 +627,35 @@ func (d *doctor) judge(job *liveJob, r liveRun, yours *liveRun, items int) verdi
 		}
 	}
 	switch {
+	case len(out) == 0 && r.scenario.fake == "" && items > 0 && res.exit == 0:
+		v.note(Warn, fmt.Sprintf("printed nothing although kbs lists %s", diag.Plural(items, "item")))
+		v.debug = true
 	case len(out) == 0:
-		notes = append(notes, "printed nothing")
-		if !probe && items > 0 && res.exit == 0 {
-			v.sev = max(v.sev, Warn)
-			notes[len(notes)-1] += fmt.Sprintf(" although kbs lists %s", diag.Plural(items, "item"))
-			v.debug = true
-		}
+		v.note(OK, "printed nothing")
 	case (out[0] == '{' || out[0] == '[') && job.a.p.Hooks.JSONOutput:
-		v.sev = Error
-		notes = append(notes, "printed output that begins with "+string(out[0])+", which "+job.a.p.Title+" parses as JSON and drops")
+		v.note(Error, "printed output that begins with "+string(out[0])+", which "+job.a.p.Title+" parses as JSON and drops")
 	case len(out) >= 10000:
-		v.sev = max(v.sev, Warn)
-		notes = append(notes, fmt.Sprintf("printed %d bytes; Claude Code replaces 10,000 characters or more with a preview", len(out)))
+		v.note(Warn, fmt.Sprintf("printed %d bytes; Claude Code replaces 10,000 characters or more with a preview", len(out)))
 	case lines > 0:
-		notes = append(notes, "printed the reminder ("+diag.Plural(lines, "item")+")")
+		v.note(OK, "printed the reminder ("+diag.Plural(lines, "item")+")")
 	default:
-		notes = append(notes, fmt.Sprintf("printed %d bytes", len(out)))
+		v.note(OK, fmt.Sprintf("printed %d bytes", len(out)))
 	}
-	if probe && res.exit == 0 {
-		switch {
-		case r.calls == 0 && d.kanbus.Config == "":
-			notes = append(notes, "kbs not called: no .kanbus.yml")
-		case r.calls == 0:
-			// Whatever it printed, it did not meet the failing or
-			// hanging kbs: this run proves nothing.
-			v.sev = max(v.sev, Warn)
-			notes = append(notes, "kbs not called")
-			v.lacks.missedKbs = []string{r.scenario.name}
-		case r.calls > 1:
-			notes = append(notes, fmt.Sprintf("kbs called %d times (the --raw retry)", r.calls))
-		}
+}
+
+// judgeCalls rates how often a probe that exited 0 called the fake kbs.
+// Whatever it printed, a run that never met the failing or hanging kbs
+// proves nothing.
+func (v *verdict) judgeCalls(r liveRun, kanbus bool) {
+	switch {
+	case r.calls == 0 && !kanbus:
+		v.note(OK, "kbs not called: no .kanbus.yml")
+	case r.calls == 0:
+		v.note(Warn, "kbs not called")
+		v.lacks.missedKbs = []string{r.scenario.name}
+	case r.calls > 1:
+		v.note(OK, fmt.Sprintf("kbs called %d times (the --raw retry)", r.calls))
 	}
-	v.text += ", " + strings.Join(notes, ", ")
-	return v
 }
 
 // runtimeCheck: the wrappers exec nowhook-reminder, else `nowhook
