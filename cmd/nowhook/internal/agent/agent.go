@@ -1,10 +1,45 @@
 // Package agent is the agent table: one file per coding agent declares
 // everything nowhook knows about it (how it is detected, the modes it
 // allows and why it refuses the others, the artifacts each mode owns and
-// how each is rendered, recognised and removed, doctor's checks for it,
-// and steps such as Codex's trust). Setup, remove, doctor, the wizard and
-// the README's matrix read the table; nothing outside an agent's file
-// branches on its name. A new agent is a new file.
+// how each is rendered, recognised and removed, how it reads hook files,
+// what it reads as instructions, steps such as Codex's trust, and the
+// checks of `nowhook doctor` that only this agent needs). Setup, remove,
+// doctor, the wizard and the README's matrix read the table; nothing
+// outside an agent's file branches on its name.
+//
+// # Doctor's checks
+//
+// Doctor derives most of its checks of an agent from the row's data, not
+// from names: mode and reach for every agent; hooks-file where the hook
+// files hold something doctor judges (HookEntries, or
+// HookFormat.WrongEvents); hook and script for each hook entry of ours;
+// disabled, twice, inject-event and precompact-block from the hook
+// format's DisableKey, OnceByCommand, WrongEvents and BlockingEvent; md
+// for the blocks Doctor.BlockMisses names; the checkpoint's for an agent
+// with Checkpoint artifacts, run live on Doctor.Transcript. What no data
+// can say is code in the agent's own file: a Check value in
+// Doctor.Quirks (Codex's config layers and trust, Qwen Code's folder
+// trust, Gemini CLI's migrated hooks, OpenCode's plugin). A Check sees
+// doctor's run through View, which doctor fills (the hook files parsed
+// with their handlers, the root, the environment, the setup command of a
+// fix, the wrapper's budget, how a path is shown); the hook files and the
+// rows are package diag's, which both this package and doctor import, so
+// there is no import cycle. A check that asks a program (Codex's
+// app-server) starts it in Check.Start and keeps what it needs in that
+// closure: no agent's state sits in doctor's shared structs.
+//
+// # A new agent
+//
+// A new agent is a new file plus one line: for a Claude-like one (a
+// SessionStart compact hook in a JSON settings file), tenth.go declares
+// its hook file (a generate.HookFile), its HookEntry, its wrapper Script
+// and Blocks, the Modes that own them, Refused, Reads and a HookFormat
+// (Files, Layout, Shell, WrongEvents, and DisableKey, OnceByCommand and
+// BlockingEvent where the agent has them), with Doctor.BlockMisses for
+// its Compact Instructions and, for a checkpoint, Doctor.Transcript; the
+// line adds it to All. Setup, remove, the wizard, the README's matrix and
+// doctor's whole list of checks follow; doctor's TestTenthAgent builds
+// such a row in a test file and shows it.
 package agent
 
 import (

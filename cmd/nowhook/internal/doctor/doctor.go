@@ -1,20 +1,22 @@
 // Package doctor is `nowhook doctor`: it reads a repository's hook
 // configuration the way each agent reads it and reports, as one table,
-// every way the Kanbus compaction reminder can be silently broken (SPEC,
-// "doctor"). It writes nothing itself; what it runs is the installed hooks
-// (with the user's kbs, and with a failing and a hanging fake kbs kept in a
-// temporary directory that it removes; the checkpoint's with a fake kbs
-// that lists two issues, on synthetic transcripts, its latch in that
-// directory too), `kbs now --json --list`, and, when codex is on PATH,
-// `codex app-server` to list hook trust.
+// every way the Kanbus compaction reminder can be silently broken (README,
+// "Commands"). It writes nothing itself; what it runs is the installed
+// hooks (with the user's kbs, and with a failing and a hanging fake kbs
+// kept in a temporary directory that it removes; the checkpoint's with a
+// fake kbs that lists two issues, on synthetic transcripts, its latch in
+// that directory too), `kbs now --json --list`, and, when codex is on
+// PATH, `codex app-server` to list hook trust.
 //
 // Every check is a small named unit behind one interface (check), run by
 // one runner that names its findings, shows $HOME as ~ and keeps the
-// worst. The agent table (agentpkg.All) says which checks each agent runs
-// and brings its hook files, their layout, the events that cannot
-// re-inject, and the files setup writes for each mode; the checks that
-// concern one agent only live in a file named after it (claude.go,
-// codex.go).
+// worst. Which checks an agent gets is derived from its row of the agent
+// table (agentChecks): its hook files, their layout and the flags of its
+// hook format, the events that cannot re-inject, the files setup writes
+// for each mode, its checkpoint. The checks that concern one agent only
+// live in that agent's file of the table (agentpkg.Agent.Doctor.Quirks)
+// and see doctor's run through agentpkg.View (view.go); no check here
+// knows an agent by its name.
 package doctor
 
 import (
@@ -37,7 +39,7 @@ import (
 	"github.com/nowhook/nowhook/templates"
 )
 
-// Exit statuses (SPEC, Commands).
+// Exit statuses (README, "Commands").
 const (
 	exitOK     = 0
 	exitFailed = 1
