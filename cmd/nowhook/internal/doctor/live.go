@@ -72,8 +72,9 @@ type liveJob struct {
 }
 
 // slowResults are the checks that run programs, started together so that
-// doctor takes about one hook budget overall. (Checks of one agent that
-// run a program start it as starters, into the agent.)
+// doctor takes about one hook budget overall. (The checks that start a
+// program for one agent, the checkpoint's live runs and an agent's own
+// checks with a Start, are starters; waits waits for what they started.)
 type slowResults struct {
 	liveSkipped string // why the live runs could not start, if so
 	query       *future[kbsQuery]
@@ -100,8 +101,9 @@ func (d *doctor) scratch() (string, error) {
 // longest hook budget plus this (15 s in all with the default 5 s budget).
 const overallSlack = 10 * time.Second
 
-// startSlow starts the query, the live runs and codex app-server, and
-// returns the function that waits for them and removes the fake kbs.
+// startSlow starts the query, the live runs and every starter of the
+// agents present (Codex's app-server listing among them), and returns the
+// function that waits for them and removes the fake kbs.
 func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 	budget := d.budget()
 	longest := budget
