@@ -12,6 +12,10 @@ import (
 	"github.com/nowhook/nowhook/generate"
 )
 
+// What a hook handler of an agent's hook file (diag.HookFile, read the way
+// the agent reads it) selects and runs: its group's matcher, and the
+// files and the reminder its command runs.
+
 // Matchers, the way Claude Code and Codex read them (docs/platforms.md#claude-code, #codex-cli): case
 // sensitive; "*", empty or absent match everything; names joined by "|"
 // match exactly; anything with other regex metacharacters is an unanchored
