@@ -39,7 +39,7 @@ import (
 	"github.com/nowhook/nowhook/templates"
 )
 
-// Exit statuses (README, "Commands").
+// Exit statuses (SPEC, Commands).
 const (
 	exitOK     = 0
 	exitFailed = 1
