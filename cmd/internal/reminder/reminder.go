@@ -23,10 +23,11 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/nowhook/nowhook/detect"
 )
 
 const (
@@ -447,53 +448,27 @@ func readChunksThen(r io.Reader, limit int, discardRest bool) <-chan []byte {
 }
 
 // findProject returns the directory holding .kanbus.yml, searched from
-// each start in turn, walking up to the git root (a directory with a .git
-// entry) or the file-system root.
+// each start in turn as setup and doctor search (detect.FindKanbusConfig:
+// up to the git root, the start as given and then its real path).
 func findProject(log logger, starts ...string) string {
 	for _, start := range starts {
 		if start == "" {
 			continue
 		}
-		dir, err := filepath.Abs(start)
-		if err != nil {
-			continue
-		}
-		if found := walkToProject(dir); found != "" {
+		if config, ok := detect.FindKanbusConfig(start); ok {
+			found := filepath.Dir(config)
 			log.printf("project: %s", found)
 			return found
-		}
-		// A symlink into a subdirectory: walk up the real path too.
-		if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
-			if found := walkToProject(real); found != "" {
-				log.printf("project: %s", found)
-				return found
-			}
 		}
 	}
 	return ""
 }
 
-// walkToProject looks for .kanbus.yml from dir up to the git root.
-func walkToProject(dir string) string {
-	for {
-		if fi, err := os.Stat(filepath.Join(dir, ".kanbus.yml")); err == nil && fi.Mode().IsRegular() {
-			return dir
-		}
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return ""
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
-
-// explainNoProject says, for NOWHOOK_DEBUG, where the lookup went and
-// which Kanbus projects lie below the repository root it stopped at (a
-// repository whose projects all live in sub-folders): a session started
-// in one of them finds its project, one started at the root none.
+// explainNoProject says, for NOWHOOK_DEBUG, where the lookup went from
+// the first start and which Kanbus projects lie below the repository root
+// it stopped at (a repository whose projects all live in sub-folders;
+// detect.KanbusProjects, the search doctor makes): a session started in
+// one of them finds its project, one started at the root none.
 func explainNoProject(log logger, starts []string) {
 	for _, start := range starts {
 		if start == "" {
@@ -503,62 +478,22 @@ func explainNoProject(log logger, starts []string) {
 		if err != nil {
 			continue
 		}
-		top := dir
-		for d := dir; ; d = filepath.Dir(d) {
-			if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-				top = d
-				break
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
+		top, ok := detect.GitTop(dir)
+		if !ok {
+			top = dir
 		}
-		below := projectsBelow(top)
-		if len(below) == 0 {
+		projects, _ := detect.KanbusProjects(top)
+		if len(projects) == 0 {
 			log.printf("looked from %s up to %s, and found no Kanbus project below %s either", dir, top, top)
 			return
+		}
+		below := make([]string, len(projects))
+		for i, p := range projects {
+			below[i] = p.Dir + "/"
 		}
 		log.printf("looked from %s up to %s; the Kanbus projects are below it, in %s: a session started in one of them finds its project, one started here none", dir, top, strings.Join(below, ", "))
 		return
 	}
-}
-
-// projectsBelow lists the folders below root, at most four levels deep
-// and 5000 folders in all, that hold a .kanbus.yml; it skips hidden
-// folders, node_modules and folders with a .git entry of their own (as
-// nowhook setup and doctor look), and follows no link.
-func projectsBelow(root string) []string {
-	var found []string
-	queue, seen := []string{root}, 0
-	for len(queue) > 0 && seen < 5000 {
-		dir := queue[0]
-		queue = queue[1:]
-		seen++
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
-		if dir != root {
-			if fi, err := os.Stat(filepath.Join(dir, ".kanbus.yml")); err == nil && fi.Mode().IsRegular() {
-				rel, _ := filepath.Rel(root, dir)
-				found = append(found, filepath.ToSlash(rel)+"/")
-				continue
-			}
-			if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-				continue
-			}
-		}
-		if rel, _ := filepath.Rel(root, dir); rel != "." && strings.Count(rel, string(filepath.Separator)) >= 3 {
-			continue
-		}
-		for _, e := range entries {
-			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && e.Name() != "node_modules" {
-				queue = append(queue, filepath.Join(dir, e.Name()))
-			}
-		}
-	}
-	sort.Strings(found)
-	return found
 }
 
 // findKbs resolves $KBS when it is set, else kbs, else kanbus, to an
