@@ -271,18 +271,34 @@ func remind(o options) []byte {
 	if dir == "" {
 		return nil
 	}
-	prog := o.kbs()
-	if prog == "" {
+	items, _, ok := o.inProgress(dir, deadline, false)
+	if !ok {
 		return nil
 	}
-	items, err := queryRetry(prog, dir, deadline, o.stop, o.log)
+	return format(items)
+}
+
+// inProgress runs the Kanbus CLI in dir for the work in progress, with
+// `--raw` alone when raw is set, else with queryRetry; prog is the CLI it
+// ran. ok is false when there is no CLI or the call failed.
+func (o options) inProgress(dir string, deadline time.Time, raw bool) (items []item, prog string, ok bool) {
+	prog = o.kbs()
+	if prog == "" {
+		return nil, "", false
+	}
+	var err error
+	if raw {
+		items, err = query(prog, dir, true, deadline, o.stop, o.log)
+	} else {
+		items, err = queryRetry(prog, dir, deadline, o.stop, o.log)
+	}
 	if err != nil {
-		return nil
+		return nil, prog, false
 	}
 	if len(items) == 0 {
 		o.log.printf("nothing in progress: printing nothing")
 	}
-	return format(items)
+	return items, prog, true
 }
 
 // queryRetry runs `kbs now --json --list` and, when that fails with at
