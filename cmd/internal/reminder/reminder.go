@@ -11,7 +11,10 @@
 //
 // It runs after every compaction, tool call or prompt in every session, so
 // it stays on the standard library and reads JSON with a small reader of
-// its own.
+// its own; of nowhook's packages it uses only detect (the Kanbus lookup
+// setup and doctor use too) and cmd/internal/osutil (process groups),
+// which stay on the standard library as well (cmd/nowhook-reminder's
+// TestHookDependencies fails otherwise).
 package reminder
 
 import (
