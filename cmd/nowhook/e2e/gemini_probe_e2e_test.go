@@ -16,7 +16,7 @@ func TestGeminiHookPayloadsProbe(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	s := newSandbox(t, kbsFixture)
-	m := newGeminiMultiMock(t, 2)
+	m := newGeminiMultiMock(t, 2, 0)
 	writeFile(t, filepath.Join(s.home, ".gemini", "settings.json"), geminiUserSettings, 0o644)
 	env := s.env([]string{"GEMINI_API_KEY=dummy", "GOOGLE_GEMINI_BASE_URL=" + m.srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"})
 	clientVersion(t, ctx, env, bin)

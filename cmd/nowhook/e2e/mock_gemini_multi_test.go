@@ -17,7 +17,9 @@ import (
 // reports a prompt of 990000 tokens and every next-speaker check answers
 // "model", so the CLI sends "Please continue." and compresses first. The
 // summary and verification requests of the n-th compression are answered
-// with geminiSnapshot(n).
+// with geminiSnapshot(n). After the last compression, it answers
+// "model" to continues more next-speaker checks, so that the CLI sends
+// that many more requests without compressing.
 type geminiMultiMock struct {
 	srv *httptest.Server
 
@@ -33,9 +35,9 @@ func geminiSnapshot(n int) string {
 	return fmt.Sprintf("<state_snapshot>Summary %d from the mock: the user said hello.</state_snapshot>", n)
 }
 
-func newGeminiMultiMock(t *testing.T, compressions int) *geminiMultiMock {
+func newGeminiMultiMock(t *testing.T, compressions, continues int) *geminiMultiMock {
 	t.Helper()
-	m := &geminiMultiMock{left: compressions, speaker: compressions}
+	m := &geminiMultiMock{left: compressions, speaker: compressions + continues}
 	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
 	t.Cleanup(m.srv.Close)
 	return m
