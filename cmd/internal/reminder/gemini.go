@@ -342,8 +342,7 @@ func (p *parser) geminiMessages(pl *geminiPayload) bool {
 				return false
 			}
 			cur := [2][]byte{role, content}
-			if prev[0] != nil && string(prev[0]) == `"user"` && bytes.Contains(prev[1], []byte(geminiSnapshot)) &&
-				string(role) == `"model"` && string(content) == geminiAck {
+			if string(role) == `"model"` && string(content) == geminiAck && string(prev[0]) == `"user"` && holdsSnapshot(prev[1]) {
 				pl.compressed = true
 				pl.before = msgs[:len(msgs)-1]
 				pl.role, pl.text = prev[0], prev[1]
@@ -362,6 +361,17 @@ func (p *parser) geminiMessages(pl *geminiPayload) bool {
 		}
 		return p.eat(']')
 	}
+}
+
+// holdsSnapshot reports whether the raw JSON string s, decoded, holds
+// geminiSnapshot (Gemini CLI does not escape < and >, other writers may).
+func holdsSnapshot(s []byte) bool {
+	if bytes.Contains(s, []byte(geminiSnapshot)) {
+		return true
+	}
+	p := parser{b: s}
+	text, ok := p.str()
+	return ok && strings.Contains(text, geminiSnapshot)
 }
 
 // skipRest steps over the rest of an array whose cursor is after an
