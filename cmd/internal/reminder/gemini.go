@@ -27,9 +27,9 @@ import (
 // returning the messages up to the summary with the reminder appended to
 // the summary; on every other request it prints nothing.
 //
-// It runs before every request, so the quiet path is a read of stdin and
-// one search for geminiAck (no compression yet), or that plus a parse of
-// the first messages and one stat of the latch (compressed, answered).
+// It runs before every request, so the quiet path reads only the start of
+// stdin, up to the first messages of the history, and, after a
+// compression, stats the latch of that compression.
 
 // geminiAck is the model message Gemini CLI puts after the summary of a
 // compression (measured on 0.61.0), as a JSON string.
@@ -39,13 +39,23 @@ const geminiAck = `"Got it. Thanks for the additional context!"`
 const geminiSnapshot = "<state_snapshot>"
 
 const (
+	// geminiMaxMessages is how far into the history the summary is looked
+	// for: Gemini CLI 0.61.0 puts it in the first message, after the
+	// session context, and its acknowledgement second.
+	geminiMaxMessages = 4
 	// eventBeforeModel is the one event --gemini-turn answers.
 	eventBeforeModel = "BeforeModel"
-	// maxGeminiStdin bounds the BeforeModel payload, which carries the
-	// whole history as text (a 1,000,000-token window is some 4 MB).
-	maxGeminiStdin = 32 << 20
-	// maxGeminiEcho bounds the messages --gemini-turn hands back.
-	maxGeminiEcho = 1 << 20
+	// geminiHead bounds what is read of the BeforeModel payload. The
+	// payload carries the whole history as text (up to some 2 MB before
+	// the first compression, which comes at half of a 1,048,576-token
+	// window), but only its start is read: the fields and the first
+	// messages, which hold the summary of a compression when there was
+	// one. The messages up to the summary are what the output hands back,
+	// so this bounds the output too.
+	geminiHead = 1 << 20
+	// geminiFirstRead is what is read first: the fields and the session
+	// context, usually with the first messages.
+	geminiFirstRead = 64 << 10
 	// geminiLatchDir is the latches' folder under nowhook's state.
 	geminiLatchDir = "gemini"
 )
@@ -147,26 +157,17 @@ type geminiPayload struct {
 // geminiTurn does the work of Run --gemini-turn and returns what to print.
 func geminiTurn(o options) []byte {
 	deadline := time.Now().Add(o.budget)
-	data, err := readAll(o.stdin, min(o.budget/4, maxStdinWait), maxGeminiStdin, o.stop, o.log)
-	if err != nil {
-		o.log.printf("stdin: %v: printing nothing", err)
+	pl, st := readGemini(o)
+	switch st {
+	case scanInvalid:
+		return nil
+	case scanNone:
+		o.log.printf("no compression summary among the first %d messages of the request's history: printing nothing", geminiMaxMessages)
 		return nil
 	}
-	// The quiet path: no compression in this request's history.
-	if !bytes.Contains(data, []byte(geminiAck)) {
-		o.log.printf("no compression in the request's history: printing nothing")
-		return nil
-	}
-	pl, ok := parseGeminiPayload(data)
 	switch {
-	case !ok:
-		o.log.printf("stdin is not a BeforeModel payload: printing nothing")
-		return nil
 	case pl.event != eventBeforeModel:
 		o.log.printf("hook_event_name is %q, not %s: printing nothing", pl.event, eventBeforeModel)
-		return nil
-	case !pl.compressed:
-		o.log.printf("no compression summary in the request's history: printing nothing")
 		return nil
 	case pl.sessionID == "":
 		o.log.printf("the payload has no session_id, so the reminder could not be said once: printing nothing")
@@ -211,61 +212,103 @@ func geminiTurn(o options) []byte {
 		o.log.printf("nothing in progress: printing nothing")
 		return nil
 	}
-	out := geminiOutput(pl, text)
-	if len(out) > maxGeminiEcho+len(text)*2+256 {
-		o.log.printf("the messages up to the summary take %d bytes, over %d: printing nothing", len(out), maxGeminiEcho)
-		return nil
-	}
-	return out
+	return geminiOutput(pl, text)
 }
 
-// readAll reads at most limit bytes until end of file (Gemini CLI closes
-// stdin after the payload), for at most wait on a pipe that stays open.
-// Unlike readStdin it does not parse what it reads: the payload can be
-// megabytes, and validating it would cost every request.
-func readAll(r io.Reader, wait time.Duration, limit int, stop <-chan os.Signal, log logger) ([]byte, error) {
-	if r == nil {
-		return nil, nil
+// scan is what a look at the start of a payload found.
+type scan int
+
+const (
+	scanInvalid scan = iota // not a BeforeModel payload, or cut short
+	scanNone                // no compression summary among the first messages
+	scanFound               // a summary, and the fields before it
+)
+
+// readGemini reads the payload until its start tells whether the history
+// begins from a compression summary, and reads no further: the payload
+// carries the whole history and comes with every request, and the answer
+// is in the first messages. It reads at most geminiHead bytes, for at most a quarter of the budget (500 ms at most). Gemini
+// CLI ignores the broken pipe of a hook that exits before reading all of
+// its stdin.
+func readGemini(o options) (geminiPayload, scan) {
+	if o.stdin == nil {
+		o.log.printf("no stdin: printing nothing")
+		return geminiPayload{}, scanInvalid
 	}
-	if f, isFile := r.(*os.File); isFile {
+	if f, isFile := o.stdin.(*os.File); isFile {
 		if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice != 0 {
-			log.printf("no stdin, or a terminal: not read")
-			return nil, nil
+			o.log.printf("no stdin, or a terminal: printing nothing")
+			return geminiPayload{}, scanInvalid
 		}
 	}
-	chunks := readChunks(r, limit+1)
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	var data []byte
+	type progress struct {
+		data []byte
+		end  bool
+	}
+	// The reader owns the buffer until it reports, and grows it as asked.
+	want := make(chan int, 1) // read until this many bytes are in
+	read := make(chan progress, 1)
+	go func() {
+		defer func() { _ = recover() }()
+		var buf []byte
+		for target := range want {
+			if target > cap(buf) {
+				buf = append(make([]byte, 0, target), buf...)
+			}
+			var err error
+			for len(buf) < target && err == nil {
+				var k int
+				k, err = o.stdin.Read(buf[len(buf):target])
+				buf = buf[:len(buf)+k]
+			}
+			read <- progress{buf, err != nil || len(buf) == geminiHead}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	defer close(want)
+	wait := time.NewTimer(min(o.budget/4, maxStdinWait))
+	defer wait.Stop()
+	want <- geminiFirstRead
 	for {
 		select {
-		case c, open := <-chunks:
-			if !open {
-				return data, tooLarge(data, limit)
+		case r := <-read:
+			pl, st := scanGemini(r.data)
+			if st != scanInvalid {
+				return pl, st
 			}
-			data = append(data, c...)
-			if err := tooLarge(data, limit); err != nil {
-				return nil, err
+			if r.end {
+				if len(r.data) == geminiHead {
+					o.log.printf("no answer in the first %d bytes of stdin: printing nothing", geminiHead)
+				} else {
+					o.log.printf("stdin is not a BeforeModel payload: printing nothing")
+				}
+				return pl, scanInvalid
 			}
-		case <-timer.C:
-			log.printf("stdin still open after %s: using the %d bytes read", wait, len(data))
-			return data, nil
-		case s := <-stop:
-			return nil, fmt.Errorf("%w by %v", errStopped, s)
+			// Twice as much: a long first message is not read over
+			// and over.
+			want <- min(2*len(r.data), geminiHead)
+		case <-wait.C:
+			o.log.printf("stdin still open after %s, and no answer in what it held: printing nothing", maxStdinWait)
+			return geminiPayload{}, scanInvalid
+		case s := <-o.stop:
+			o.log.printf("%v by %v: printing nothing", errStopped, s)
+			return geminiPayload{}, scanInvalid
 		}
 	}
 }
 
-// parseGeminiPayload reads a BeforeModel payload. It stops at the first
-// compression summary of llm_request.messages once the fields before it
-// are read (Gemini CLI writes session_id, cwd and hook_event_name first),
-// so that a long history after the summary is not read at all.
-func parseGeminiPayload(b []byte) (pl geminiPayload, ok bool) {
+// scanGemini reads the start of a BeforeModel payload: the fields, and
+// llm_request.messages up to the first compression summary or the end of
+// the first geminiMaxMessages messages. It stops there: what follows is
+// not read, and may be missing.
+func scanGemini(b []byte) (pl geminiPayload, st scan) {
 	p := parser{b: b}
 	p.skipBOM()
 	p.ws()
-	stopped := false
-	ok = p.object(func(key []byte) bool {
+	decided := scanInvalid
+	ok := p.object(func(key []byte) bool {
 		switch string(key) {
 		case "session_id":
 			return p.stringField(&pl.sessionID)
@@ -278,49 +321,59 @@ func parseGeminiPayload(b []byte) (pl geminiPayload, ok bool) {
 				return p.skip(1)
 			}
 			return p.object(func(key []byte) bool {
-				if string(key) != "messages" || p.peek() != '[' || pl.compressed {
+				if string(key) != "messages" || p.peek() != '[' || decided != scanInvalid {
 					return p.skip(2)
 				}
-				if !p.geminiMessages(&pl) {
+				found, ok := p.geminiMessages(&pl)
+				switch {
+				case !ok:
+					return false
+				case !found:
+					decided = scanNone
 					return false
 				}
-				if !pl.compressed {
-					return true
-				}
+				decided = scanFound
 				if pl.sessionID != "" && pl.event != "" {
-					stopped = true
 					return false
 				}
-				return p.skipRest(3)
+				return p.skipRest(3) // fields after llm_request: read on
 			})
 		}
 		return p.skip(1)
 	})
-	if stopped {
-		return pl, true
+	if decided == scanNone || decided == scanFound && pl.sessionID != "" && pl.event != "" {
+		return pl, decided
 	}
 	p.ws()
-	return pl, ok && p.i == len(p.b)
+	if !ok || p.i != len(p.b) {
+		return pl, scanInvalid
+	}
+	if decided == scanFound {
+		return pl, scanFound
+	}
+	return pl, scanNone
 }
 
-// geminiMessages reads llm_request.messages up to the first summary that
-// the CLI's acknowledgement follows; it steps over the rest unless it
-// found one, in which case it leaves the cursor after that message, inside
-// the array.
-func (p *parser) geminiMessages(pl *geminiPayload) bool {
+// geminiMessages reads llm_request.messages, with the cursor on its
+// bracket, up to the first summary that the CLI's acknowledgement follows
+// among the first geminiMaxMessages+1 messages. found tells whether it
+// saw one; then the cursor is after the acknowledgement. ok is false when
+// the data ends or is not JSON before that is known.
+func (p *parser) geminiMessages(pl *geminiPayload) (found, ok bool) {
 	p.i++ // [
 	p.ws()
 	if p.eat(']') {
-		return true
+		return false, true
 	}
 	var prev [2][]byte
 	var msgs [][2][]byte
-	for {
+	for n := 0; n <= geminiMaxMessages; n++ {
 		p.ws()
 		if p.peek() != '{' {
 			if !p.skip(3) {
-				return false
+				return false, false
 			}
+			prev = [2][]byte{}
 		} else {
 			var role, content []byte
 			if !p.object(func(key []byte) bool {
@@ -339,28 +392,29 @@ func (p *parser) geminiMessages(pl *geminiPayload) bool {
 				}
 				return p.skip(4)
 			}) {
-				return false
+				return false, false
 			}
-			cur := [2][]byte{role, content}
 			if string(role) == `"model"` && string(content) == geminiAck && string(prev[0]) == `"user"` && holdsSnapshot(prev[1]) {
 				pl.compressed = true
 				pl.before = msgs[:len(msgs)-1]
 				pl.role, pl.text = prev[0], prev[1]
-				return true
+				return true, true
 			}
+			prev = [2][]byte{}
 			if role != nil && content != nil {
-				msgs = append(msgs, cur)
-				prev = cur
-			} else {
-				prev = [2][]byte{}
+				prev = [2][]byte{role, content}
+				msgs = append(msgs, prev)
 			}
 		}
 		p.ws()
-		if p.eat(',') {
-			continue
+		if p.eat(']') {
+			return false, true
 		}
-		return p.eat(']')
+		if !p.eat(',') {
+			return false, false
+		}
 	}
+	return false, true
 }
 
 // holdsSnapshot reports whether the raw JSON string s, decoded, holds

@@ -287,3 +287,30 @@ func TestGeminiTurnRun(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiTurnReadsTheStart: of a 2 MB history only the start is read,
+// compressed or not, and a summary further in than the first messages
+// is not looked for.
+func TestGeminiTurnReadsTheStart(t *testing.T) {
+	g := newGem(t, "")
+	for _, compressed := range []bool{false, true} {
+		data := geminiHistory(g.proj, "s", 2<<20, compressed)
+		r := &pipeReader{r: bytes.NewReader(data)}
+		var debug bytes.Buffer
+		out := geminiTurn(options{budget: 5 * time.Second, stdin: r, getenv: g.getenv, wd: t.TempDir(), log: logger{w: &debug, on: true}})
+		if fired := len(out) > 0; fired != compressed {
+			t.Errorf("compressed %v: fired %v\n%s", compressed, fired, debug.String())
+		}
+		if r.read > 256<<10 {
+			t.Errorf("compressed %v: read %d of %d bytes", compressed, r.read, len(data))
+		}
+	}
+	late := []gmsg{{"user", "a"}, {"model", "b"}, {"user", "c"}, {"model", "d"}, summaryMsg("S."), ack}
+	if out, log := g.run(t, g.payload("s", late...)); out != "" {
+		t.Errorf("a summary at message %d: printed %s\n%s", len(late)-2, out, log)
+	}
+	within := late[1:]
+	if out, log := g.run(t, g.payload("s", within...)); out == "" {
+		t.Errorf("a summary at message %d: printed nothing\n%s", len(within)-2, log)
+	}
+}
