@@ -40,8 +40,9 @@ const geminiSnapshot = "<state_snapshot>"
 
 const (
 	// geminiMaxMessages is how far into the history the summary is looked
-	// for: Gemini CLI 0.61.0 puts it in the first message, after the
-	// session context, and its acknowledgement second.
+	// for (its index is below this): Gemini CLI 0.61.0 puts it in the
+	// first message, after the session context, and its acknowledgement
+	// second.
 	geminiMaxMessages = 4
 	// eventBeforeModel is the one event --gemini-turn answers.
 	eventBeforeModel = "BeforeModel"
@@ -300,9 +301,9 @@ func readGemini(o options) (geminiPayload, scan) {
 }
 
 // scanGemini reads the start of a BeforeModel payload: the fields, and
-// llm_request.messages up to the first compression summary or the end of
-// the first geminiMaxMessages messages. It stops there: what follows is
-// not read, and may be missing.
+// llm_request.messages up to the first compression summary among the
+// first geminiMaxMessages messages and its acknowledgement. It stops
+// there: what follows is not read, and may be missing.
 func scanGemini(b []byte) (pl geminiPayload, st scan) {
 	p := parser{b: b}
 	p.skipBOM()
@@ -355,8 +356,8 @@ func scanGemini(b []byte) (pl geminiPayload, st scan) {
 }
 
 // geminiMessages reads llm_request.messages, with the cursor on its
-// bracket, up to the first summary that the CLI's acknowledgement follows
-// among the first geminiMaxMessages+1 messages. found tells whether it
+// bracket, up to the first summary among the first geminiMaxMessages
+// messages that the CLI's acknowledgement follows. found tells whether it
 // saw one; then the cursor is after the acknowledgement. ok is false when
 // the data ends or is not JSON before that is known.
 func (p *parser) geminiMessages(pl *geminiPayload) (found, ok bool) {
