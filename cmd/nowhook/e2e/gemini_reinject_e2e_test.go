@@ -185,3 +185,48 @@ func TestGeminiReinjectKbsFails(t *testing.T) {
 		t.Logf("kbs failed %d times over 2 compressions; none of the %d requests carries any of the reminder", calls, len(reqs))
 	}
 }
+
+// TestGeminiReinjectSubfolder: Gemini CLI started in sub/deeper of the
+// repository does not load the root's .gemini/settings.json, so the hook
+// never runs there and no request carries the reminder, though the
+// history was compressed. (When this fails, a new client loads project
+// hooks from the folders above: check $GEMINI_PROJECT_DIR in the command,
+// which is the start directory.)
+func TestGeminiReinjectSubfolder(t *testing.T) {
+	bin := findClient(t, "GEMINI_BIN", "gemini")
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	s := newSandbox(t, kbsFixture)
+	installGeminiTurn(t, s)
+	sub := filepath.Join(s.repo, "sub", "deeper")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := newGeminiMultiMock(t, 1, 0)
+	env := geminiMultiEnv(t, s, m)
+	clientVersion(t, ctx, env, bin)
+	res := runCmd(t, ctx, env, sub, "", bin, "-m", geminiModel, "-p", "hello")
+	reqs := m.requests()
+	dumpRequests(t, reqs)
+	if res.err != nil {
+		t.Fatalf("gemini -p in sub/deeper: %v\n%s%s", res.err, res.stdout, res.stderr)
+	}
+	if first, _ := geminiFirstTurns(t, reqs); len(first) != 1 {
+		t.Fatalf("Gemini CLI compressed %d times, want 1", len(first))
+	}
+	if strings.Contains(res.stderr, "kanbus-gemini-turn.sh") {
+		t.Errorf("Gemini CLI started in sub/deeper lists the root's project hook: it loads project settings from the folders above now\n%s", res.stderr)
+	}
+	reminder := expectedReminder(t)
+	for i, r := range reqs {
+		if countIn(t, r.Body, reminder) > 0 {
+			t.Errorf("request %d (%s) carries the reminder", i, r.Kind)
+		}
+	}
+	if calls := s.kbsCalls(t); calls != 0 {
+		t.Errorf("kbs ran %d times", calls)
+	}
+	if !t.Failed() {
+		t.Logf("started in sub/deeper: the root's hook did not run (no project hook listed, kbs never ran) and none of the %d requests carries the reminder", len(reqs))
+	}
+}
