@@ -75,6 +75,22 @@ func runGeminiMulti(t *testing.T, ctx context.Context, s *sandbox, m *geminiMult
 	return reqs
 }
 
+// geminiTwoCompressions installs the hook in a sandbox whose kbs behaves
+// as mode and runs Gemini CLI once, forcing two compressions and then
+// continues more requests.
+func geminiTwoCompressions(t *testing.T, mode kbsMode, continues int) (*sandbox, []recordedRequest) {
+	t.Helper()
+	bin := findClient(t, "GEMINI_BIN", "gemini")
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	s := newSandbox(t, mode)
+	installGeminiTurn(t, s)
+	m := newGeminiMultiMock(t, 2, continues)
+	env := geminiMultiEnv(t, s, m)
+	clientVersion(t, ctx, env, bin)
+	return s, runGeminiMulti(t, ctx, s, m, bin, env)
+}
+
 // geminiFirstTurns returns, for each compression (a summary request), the
 // index of the first turn request after it; and the indexes of all turns.
 func geminiFirstTurns(t *testing.T, reqs []recordedRequest) (first, turns []int) {
@@ -104,15 +120,7 @@ func geminiFirstTurns(t *testing.T, reqs []recordedRequest) (first, turns []int)
 // before the first compression, not in the request after the first one
 // that followed a compression, and not in the summary requests.
 func TestGeminiReinjectAfterCompression(t *testing.T) {
-	bin := findClient(t, "GEMINI_BIN", "gemini")
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
-	s := newSandbox(t, kbsFixture)
-	installGeminiTurn(t, s)
-	m := newGeminiMultiMock(t, 2, 1)
-	env := geminiMultiEnv(t, s, m)
-	clientVersion(t, ctx, env, bin)
-	reqs := runGeminiMulti(t, ctx, s, m, bin, env)
+	s, reqs := geminiTwoCompressions(t, kbsFixture, 1)
 
 	reminder := expectedReminder(t)
 	first, turns := geminiFirstTurns(t, reqs)
@@ -156,15 +164,7 @@ func TestGeminiReinjectAfterCompression(t *testing.T) {
 // compression and no request carries anything of the reminder; Gemini CLI
 // goes on as usual.
 func TestGeminiReinjectKbsFails(t *testing.T) {
-	bin := findClient(t, "GEMINI_BIN", "gemini")
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
-	s := newSandbox(t, kbsFailing)
-	installGeminiTurn(t, s)
-	m := newGeminiMultiMock(t, 2, 0)
-	env := geminiMultiEnv(t, s, m)
-	clientVersion(t, ctx, env, bin)
-	reqs := runGeminiMulti(t, ctx, s, m, bin, env)
+	s, reqs := geminiTwoCompressions(t, kbsFailing, 0)
 
 	if first, _ := geminiFirstTurns(t, reqs); len(first) != 2 {
 		t.Fatalf("Gemini CLI compressed %d times, want 2", len(first))
