@@ -153,6 +153,10 @@ type geminiPayload struct {
 	compressed bool
 	before     [][2][]byte
 	role, text []byte
+	// odd is set when a message before the summary is not a role and a
+	// content, both strings: handing back the messages would not line
+	// up with the request's.
+	odd bool
 }
 
 // geminiTurn does the work of Run --gemini-turn and returns what to print.
@@ -172,6 +176,9 @@ func geminiTurn(o options) []byte {
 		return nil
 	case pl.sessionID == "":
 		o.log.printf("the payload has no session_id, so the reminder could not be said once: printing nothing")
+		return nil
+	case pl.odd:
+		o.log.printf("a message before the summary is not a role and a content: printing nothing")
 		return nil
 	}
 	states := geminiStates(o.getenv)
@@ -228,9 +235,9 @@ const (
 // readGemini reads the payload until its start tells whether the history
 // begins from a compression summary, and reads no further: the payload
 // carries the whole history and comes with every request, and the answer
-// is in the first messages. It reads at most geminiHead bytes, for at most a quarter of the budget (500 ms at most). Gemini
-// CLI ignores the broken pipe of a hook that exits before reading all of
-// its stdin.
+// is in the first messages. It reads at most geminiHead bytes, for at
+// most a quarter of the budget (500 ms at most). Gemini CLI ignores the
+// broken pipe of a hook that exits before reading all of its stdin.
 func readGemini(o options) (geminiPayload, scan) {
 	if o.stdin == nil {
 		o.log.printf("no stdin: printing nothing")
@@ -375,6 +382,7 @@ func (p *parser) geminiMessages(pl *geminiPayload) (found, ok bool) {
 				return false, false
 			}
 			prev = [2][]byte{}
+			pl.odd = true
 		} else {
 			var role, content []byte
 			if !p.object(func(key []byte) bool {
@@ -405,6 +413,8 @@ func (p *parser) geminiMessages(pl *geminiPayload) (found, ok bool) {
 			if role != nil && content != nil {
 				prev = [2][]byte{role, content}
 				msgs = append(msgs, prev)
+			} else {
+				pl.odd = true
 			}
 		}
 		p.ws()

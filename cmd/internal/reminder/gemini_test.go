@@ -222,6 +222,9 @@ func TestGeminiTurnNothing(t *testing.T) {
 		{"acknowledgement without a summary", "", func(g *gem) string { return g.payload("s", gmsg{"user", "hello"}, ack) }, 0},
 		{"summary not right before it", "", func(g *gem) string { return g.payload("s", sum, gmsg{"user", "x"}, ack) }, 0},
 		{"no session id", "", func(g *gem) string { return g.payload("", sum, ack) }, 0},
+		{"an odd message before the summary", "", func(g *gem) string {
+			return strings.Replace(g.payload("s", gmsg{"user", "x"}, sum, ack), `{"role":"user","content":"x"}`, `{"role":"user","content":["x"]}`, 1)
+		}, 0},
 		{"kbs fails", "fail", func(g *gem) string { return g.payload("s", sum, ack) }, 2},
 		{"nothing in progress", "", func(g *gem) string {
 			fakeEnv(t, "FAKE_KBS_PAYLOAD", abs(t, filepath.Join(fixtures, "empty.json")), "FAKE_KBS_LOG", g.calls)
