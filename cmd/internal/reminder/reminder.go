@@ -60,6 +60,9 @@ const (
 // the hint, or nothing, writes to stderr only when NOWHOOK_DEBUG is set, and
 // always returns 0.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if isGeminiTurn(args) { // Gemini CLI's BeforeModel hook: gemini.go
+		return runGeminiTurn(args, stdin, stdout, stderr)
+	}
 	log := logger{w: stderr, on: os.Getenv("NOWHOOK_DEBUG") != ""}
 	if log.on {
 		// Diagnostics to a reader that went away must not kill the hook.
