@@ -111,9 +111,9 @@ func settle(root string, rec *record, targets []target, others []*agent.Agent, o
 		next := map[agent.Artifact]bool{}
 		before, after := planFiles{p: scratch, before: true, rec: rec}, planFiles{p: scratch, rec: rec}
 		for _, t := range targets {
-			for _, art := range t.agent.Owned() {
-				if c, ok := art.(agent.Conditional); ok && t.wants(art) && c.Needed(before, after) {
-					next[art] = true
+			for _, w := range t.desire().Artifacts {
+				if c, ok := w.Artifact.(agent.Conditional); ok && w.Keep && c.Needed(before, after) {
+					next[w.Artifact] = true
 				}
 			}
 		}

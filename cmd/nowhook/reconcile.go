@@ -28,10 +28,8 @@ type target struct {
 	checkpoint bool
 }
 
-// wants reports whether art belongs to the target's desired state.
-func (t target) wants(art agent.Artifact) bool {
-	return t.mode != "" && t.agent.Desired(t.mode, t.checkpoint, art)
-}
+// desire is what the target's desired state makes of its artifacts.
+func (t target) desire() agent.Desire { return t.agent.Desire(t.mode, t.checkpoint) }
 
 // step is what the reconcile does to one artifact.
 type step struct {
@@ -43,8 +41,9 @@ type step struct {
 
 // agentPlan is one target and its steps, for the summary.
 type agentPlan struct {
-	t     target
-	steps []*step
+	t      target
+	desire agent.Desire
+	steps  []*step
 	// kept are the artifacts the desired state keeps: those its mode owns,
 	// less the conditional ones that are not needed.
 	kept map[agent.Artifact]bool
@@ -82,15 +81,15 @@ func reconcileWith(p *plan, rec *record, targets []target, others []*agent.Agent
 	r := &reconciler{p: p, rec: rec, opts: o, others: others, spare: d.spare}
 	var plans []*agentPlan
 	for _, t := range targets {
-		ap := &agentPlan{t: t, kept: map[agent.Artifact]bool{}}
-		if t.mode != "" && t.agent.NeedsTrust(t.mode, t.checkpoint) && t.agent.Trust.Preflight != nil {
+		ap := &agentPlan{t: t, desire: t.desire(), kept: map[agent.Artifact]bool{}}
+		if ap.desire.Trust && t.agent.Trust.Preflight != nil {
 			if err := t.agent.Trust.Preflight(p.root); err != nil {
 				return nil, refused(err)
 			}
 		}
-		for _, art := range t.agent.Owned() {
-			if _, cond := art.(agent.Conditional); t.wants(art) && (!cond || d.needed[art]) {
-				if err := r.keep(ap, art); err != nil {
+		for _, w := range ap.desire.Artifacts {
+			if _, cond := w.Artifact.(agent.Conditional); w.Keep && (!cond || d.needed[w.Artifact]) {
+				if err := r.keep(ap, w.Artifact); err != nil {
 					return nil, err
 				}
 			}
@@ -98,9 +97,9 @@ func reconcileWith(p *plan, rec *record, targets []target, others []*agent.Agent
 		plans = append(plans, ap)
 	}
 	for _, ap := range plans {
-		owned := ap.t.agent.Owned()
+		owned := ap.desire.Artifacts
 		for j := len(owned) - 1; j >= 0; j-- {
-			art := owned[j]
+			art := owned[j].Artifact
 			if ap.kept[art] || r.keptElsewhere(plans, art) || r.shadowed(art) {
 				continue
 			}
@@ -485,12 +484,8 @@ func inUse(root string, rec *record, targets []target, found []agent.Found) []*a
 // hasOwn reports whether one of a's artifacts that no other agent shares
 // is in place.
 func hasOwn(root string, a *agent.Agent) bool {
-	for _, art := range a.Owned() {
-		if shared(art) {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(art.Path())))
-		if err == nil && art.Present(b) {
+	for art := range a.InstalledIn(root, false).Present {
+		if !shared(art) {
 			return true
 		}
 	}

@@ -180,26 +180,6 @@ func (t *tildeWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// userInstalled reports whether the agent's user-scope hook is in place:
-// the entry in its user settings and the wrapper it runs. It returns the
-// settings file, for messages.
-func userInstalled(a *agent.Agent) (string, bool) {
-	if a.Scope.User == nil {
-		return "", false
-	}
-	dir, err := a.Scope.User.Folder(os.Getenv, os.Getenv("HOME"))
-	if err != nil {
-		return "", false
-	}
-	h := a.UserHook(dir)
-	b, err := os.ReadFile(h.File.Path)
-	if err != nil || !h.Present(b) {
-		return h.File.Path, false
-	}
-	info, err := os.Stat(h.Script)
-	return h.File.Path, err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0
-}
-
 // subFolderNote is what setup's summary line says of a project-scope
 // re-inject agent whose sessions started in a sub-folder run no project
 // hook: that they get no reminder and the command that covers them, or
@@ -209,7 +189,7 @@ func subFolderNote(t target) string {
 	if t.mode != agent.Reinject || gap == "" {
 		return ""
 	}
-	if file, ok := userInstalled(t.agent); ok {
+	if file, ok := t.agent.UserInstalled(os.Getenv, os.Getenv("HOME")); ok {
 		return "sessions started in a sub-folder get the reminder from your user-scope hook in " + osutil.TildeHome(file)
 	}
 	if t.agent.Scope.User == nil {

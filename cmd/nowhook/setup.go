@@ -203,22 +203,6 @@ func anyDetected(found []agent.Found) bool {
 	return false
 }
 
-// checkpointState reports whether the agent has its checkpoint installed
-// in root, and the threshold it was installed with.
-func checkpointState(root string, a *agent.Agent) (on bool, at int) {
-	for _, art := range a.Checkpoint {
-		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(art.Path())))
-		if err != nil || !art.Present(b) {
-			continue
-		}
-		on = true
-		if n, ok := agent.CheckpointIn(b); ok {
-			at = n
-		}
-	}
-	return on, at
-}
-
 // setupTargets turns the choices into the desired state: each agent's
 // mode, and its checkpoint as --checkpoint says, else as installed. It
 // returns the checkpoint's threshold: --checkpoint-at, else what is
@@ -229,10 +213,10 @@ func setupTargets(o setupOptions, root string, choices []agent.Choice, io stdio)
 	for _, c := range choices {
 		t := target{agent: c.Agent, mode: c.Mode, checkpoint: o.checkpoint}
 		if !o.checkpointSet {
-			var was int
-			t.checkpoint, was = checkpointState(root, c.Agent)
+			in := c.Agent.InstalledIn(root, false)
+			t.checkpoint = in.Checkpoint
 			if at == 0 {
-				at = was
+				at = in.CheckpointAt
 			}
 		}
 		if t.checkpoint && len(c.Agent.Checkpoint) == 0 && o.checkpointSet {
@@ -252,7 +236,7 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 	targets, at := setupTargets(o, root, choices, io)
 	var trusting []*agent.Agent
 	for _, t := range targets {
-		if t.agent.NeedsTrust(t.mode, t.checkpoint) {
+		if t.agent.Desire(t.mode, t.checkpoint).Trust {
 			trusting = append(trusting, t.agent)
 		}
 	}

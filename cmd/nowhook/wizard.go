@@ -90,14 +90,14 @@ func runWizard(o *setupOptions, root string, found []agent.Found, defaults []age
 	for _, c := range choices {
 		if len(c.Agent.Checkpoint) > 0 {
 			able = append(able, c.Agent.Title)
-			if on, _ := checkpointState(root, c.Agent); on {
+			if c.Agent.InstalledIn(root, false).Checkpoint {
 				installed = true
 			}
 		}
 	}
 	if len(able) > 0 {
 		yes, err := ask.yesNo("Also add the checkpoint for "+strings.Join(able, " and ")+"?",
-			"When the context window is about 85% full, the agent is told once to write where it stands into its in-progress Kanbus issues (kbs comment), so the reminder after the compaction carries it; Claude Code's summariser is also told to keep the issue ids.", installed)
+			fmt.Sprintf("When the context window is about %d%% full, the agent is told once to write where it stands into its in-progress Kanbus issues (kbs comment), so the reminder after the compaction carries it; Claude Code's summariser is also told to keep the issue ids.", agent.DefaultCheckpointAt), installed)
 		if err != nil {
 			return nil, err
 		}
@@ -106,7 +106,7 @@ func runWizard(o *setupOptions, root string, found []agent.Found, defaults []age
 	o.trust = false
 	for _, c := range choices {
 		// Offered only where the step can run.
-		if !c.Agent.NeedsTrust(c.Mode, o.checkpoint) || c.Agent.Trust.Available() != nil {
+		if !c.Agent.Desire(c.Mode, o.checkpoint).Trust || c.Agent.Trust.Available() != nil {
 			continue
 		}
 		yes, err := ask.yesNo("Trust the "+c.Agent.Title+" hook now, in your "+c.Agent.Title+" config?", c.Agent.Trust.Hint, false)

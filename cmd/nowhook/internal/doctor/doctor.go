@@ -407,12 +407,9 @@ func (d *doctor) scan() {
 			}
 		}
 
+		a.mode = a.p.InstalledIn(d.root, len(a.evidence) > 0).Mode
 		for _, mh := range a.p.HookEntries() {
-			s := a.spec(mh.Mode, mh.Hook)
-			a.specs = append(a.specs, s)
-			if a.mode == "" && (len(s.ours) > 0 || exists(filepath.Join(d.root, s.script))) {
-				a.mode = mh.Mode
-			}
+			a.specs = append(a.specs, a.spec(mh.Mode, mh.Hook))
 		}
 		for _, art := range a.p.Checkpoint {
 			switch art := art.(type) {
@@ -427,9 +424,6 @@ func (d *doctor) scan() {
 			if f.readErr == nil && f.dropped == nil {
 				f.refused = refusal(a, f)
 			}
-		}
-		if a.mode == "" && len(a.evidence) > 0 && d.agentsMD.block(agentpkg.OnDemandBlock.Block.Name) != nil {
-			a.mode = agentpkg.OnDemand
 		}
 		d.agents = append(d.agents, a)
 	}
