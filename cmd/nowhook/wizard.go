@@ -8,6 +8,7 @@ import (
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/engine"
 )
 
 // runWizard asks which agents to configure and how, starting from the
@@ -122,30 +123,26 @@ func runWizard(o *setupOptions, root string, found []agent.Found, defaults []age
 // review shows the files a plan changes and asks before anything is
 // written; setup and remove share it. It returns errAborted when the user
 // says no.
-func review(ask asker, p *plan, verb string, io stdio) error {
+func review(ask asker, pl *engine.Plan, verb string, io stdio) error {
 	var lines []string
 	// A user-scope plan (--scope user) has the file-system root for its
 	// root: its files are shown whole, the home directory as ~.
-	user := p.root == string(filepath.Separator)
-	show := func(rel, abs string) string {
+	user := pl.Root == string(filepath.Separator)
+	for _, c := range pl.Changes() {
+		name := c.Name
 		if user {
-			return osutil.TildeHome(abs)
+			name = osutil.TildeHome(c.Path)
 		}
-		return rel
-	}
-	for _, c := range p.changes {
-		if c.changed() {
-			lines = append(lines, fmt.Sprintf("  %-9s %s", c.status(), show(p.shown(c), c.target)))
+		if c.Folder {
+			name += "/"
 		}
-	}
-	for _, d := range p.rmdirs {
-		lines = append(lines, fmt.Sprintf("  %-9s %s/", "deleted", show(p.shownDir(d), d)))
+		lines = append(lines, fmt.Sprintf("  %-9s %s", c.Status, name))
 	}
 	if len(lines) == 0 {
 		return nil
 	}
 	sort.Strings(lines)
-	where := "in " + p.root
+	where := "in " + pl.Root
 	if user {
 		where = "outside any repository (your own agent settings)"
 	}
@@ -161,6 +158,6 @@ func review(ask asker, p *plan, verb string, io stdio) error {
 		case 2:
 			return errAborted
 		}
-		p.writeDiff(io.out, false)
+		pl.WriteDiff(io.out, false)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"bytes"
@@ -15,21 +15,12 @@ import (
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 )
 
-// Setup and remove are one reconcile: each target agent's artifacts are
-// made present and current where its mode owns them, and absent where it
-// does not (remove is the mode that owns nothing). Agents that are not
-// targets are left as they are.
-
-// target is an agent and the mode it should end up in ("" is nothing),
-// with the checkpoint or without.
-type target struct {
-	agent      *agent.Agent
-	mode       agent.Mode
-	checkpoint bool
-}
+// Setup and remove are one reconcile: each // target's artifacts are made present and current where its desired state
+// keeps them, and absent where it does not (remove is the state of
+// nothing). Agents that are not targets are left as they are.
 
 // desire is what the target's desired state makes of its artifacts.
-func (t target) desire() agent.Desire { return t.agent.Desire(t.mode, t.checkpoint) }
+func (t Target) desire() agent.Desire { return t.Agent.Desire(t.Mode, t.Checkpoint) }
 
 // step is what the reconcile does to one artifact.
 type step struct {
@@ -41,7 +32,7 @@ type step struct {
 
 // agentPlan is one target and its steps, for the summary.
 type agentPlan struct {
-	t      target
+	t      Target
 	desire agent.Desire
 	steps  []*step
 	// kept are the artifacts the desired state keeps: those its mode owns,
@@ -52,39 +43,49 @@ type agentPlan struct {
 	trustKeys []string
 }
 
-// reconciler plans one reconcile.
-type reconciler struct {
-	p      *plan
+// session is one reconcile: the request, the record of what nowhook
+// created, and the agents outside the targets that are in use (their
+// shared artifacts stay). Every stage of the plan reads it.
+type session struct {
+	Request
 	rec    *record
-	opts   agent.Options
-	others []*agent.Agent // agents outside the targets that are in use
+	others []*agent.Agent
+}
+
+// reconciler plans the session onto one plan: the real one, or a scratch
+// plan with a copy of the record (reads.go).
+type reconciler struct {
+	s   *session
+	p   *plan
+	rec *record
 	// spare are files the plan must not create (reads.go).
 	spare map[string]bool
 }
 
-// reconcile plans every target: all applies first, in table order, then
-// all removals, each agent's last artifact first, so that a removal sees
-// the file as the applies left it and undoes appends in reverse order.
-// What the agents will read decides two things first (reads.go): which
-// conditional artifacts are needed, and which files setup must not create
-// because they would hide another from an agent in use.
-func reconcile(p *plan, rec *record, targets []target, others []*agent.Agent, o agent.Options) ([]*agentPlan, error) {
-	d, err := decideReads(p, rec, targets, others, o)
+// reconcile plans every target onto p: all applies first, in table order,
+// then all removals, each agent's last artifact first, so that a removal
+// sees the file as the applies left it and undoes appends in reverse
+// order. What the agents will read decides two things first (reads.go):
+// which conditional artifacts are needed, and which files setup must not
+// create because they would hide another from an agent in use.
+func (s *session) reconcile(p *plan) ([]*agentPlan, error) {
+	d, err := s.decideReads(p)
 	if err != nil {
 		return nil, err
 	}
-	return reconcileWith(p, rec, targets, others, o, d)
+	return s.planWith(p, s.rec, d)
 }
 
-// reconcileWith plans every target as d decided.
-func reconcileWith(p *plan, rec *record, targets []target, others []*agent.Agent, o agent.Options, d readsDecision) ([]*agentPlan, error) {
-	r := &reconciler{p: p, rec: rec, opts: o, others: others, spare: d.spare}
+// planWith plans every target onto p as d decided, with rec for the
+// record.
+func (s *session) planWith(p *plan, rec *record, d readsDecision) ([]*agentPlan, error) {
+	r := &reconciler{s: s, p: p, rec: rec, spare: d.spare}
 	var plans []*agentPlan
-	for _, t := range targets {
+	for _, t := range s.Targets {
 		ap := &agentPlan{t: t, desire: t.desire(), kept: map[agent.Artifact]bool{}}
-		if ap.desire.Trust && t.agent.Trust.Preflight != nil {
-			if err := t.agent.Trust.Preflight(p.root); err != nil {
-				return nil, refused(err)
+		if ap.desire.Trust && t.Agent.Trust.Preflight != nil {
+			if err := t.Agent.Trust.Preflight(p.root); err != nil {
+				return nil, err
 			}
 		}
 		for _, w := range ap.desire.Artifacts {
@@ -97,42 +98,59 @@ func reconcileWith(p *plan, rec *record, targets []target, others []*agent.Agent
 		plans = append(plans, ap)
 	}
 	for _, ap := range plans {
-		owned := ap.desire.Artifacts
-		for j := len(owned) - 1; j >= 0; j-- {
-			art := owned[j].Artifact
-			if ap.kept[art] || r.keptElsewhere(plans, art) || r.shadowed(art) {
-				continue
-			}
-			if user := r.usedByOther(art); user != nil {
-				if s, err := r.keepFor(art, user); err != nil {
-					return nil, refused(err)
-				} else if s != nil {
-					ap.steps = append(ap.steps, s)
-				}
-				continue
-			}
-			if h, ok := art.(*agent.HookEntry); ok && ap.t.agent.Trust != nil && h.File.Path == ap.t.agent.Trust.Hook.File.Path {
-				c, err := p.file(art.Path())
-				if err != nil {
-					return nil, refused(err)
-				}
-				ap.trustKeys = append(ap.trustKeys, ap.t.agent.Trust.Keys(p.root, c.next, h.File.Event)...)
-			}
-			s, err := r.remove(art)
-			if err != nil {
-				return nil, refused(err)
-			}
-			if s != nil {
-				ap.steps = append(ap.steps, s)
-			}
+		if err := r.removeUnkept(plans, ap); err != nil {
+			return nil, err
 		}
 	}
-	if err := r.planFolders(); err != nil {
-		return nil, refused(err)
-	}
+	r.planFolders()
 	r.markClean()
 	r.linkNotes()
 	return plans, nil
+}
+
+// removeUnkept plans the removal of every artifact of ap that no desired
+// state keeps, its last first; one that another agent in use shares stays.
+func (r *reconciler) removeUnkept(plans []*agentPlan, ap *agentPlan) error {
+	owned := ap.desire.Artifacts
+	for j := len(owned) - 1; j >= 0; j-- {
+		art := owned[j].Artifact
+		if ap.kept[art] || r.keptElsewhere(plans, art) || r.shadowed(art) {
+			continue
+		}
+		var s *step
+		var err error
+		if user := r.usedByOther(art); user != nil {
+			s, err = r.keepFor(art, user)
+		} else {
+			if err := r.trustKeys(ap, art); err != nil {
+				return err
+			}
+			s, err = r.remove(art)
+		}
+		if err != nil {
+			return err
+		}
+		if s != nil {
+			ap.steps = append(ap.steps, s)
+		}
+	}
+	return nil
+}
+
+// trustKeys notes the trust keys of art when it is the hook entry of ap's
+// agent that needs trust, before its removal moves their positions.
+func (r *reconciler) trustKeys(ap *agentPlan, art agent.Artifact) error {
+	tr := ap.t.Agent.Trust
+	h, ok := art.(*agent.HookEntry)
+	if !ok || tr == nil || h.File.Path != tr.Hook.File.Path {
+		return nil
+	}
+	c, err := r.p.file(art.Path())
+	if err != nil {
+		return err
+	}
+	ap.trustKeys = append(ap.trustKeys, tr.Keys(r.p.root, c.next, h.File.Event)...)
+	return nil
 }
 
 // keep applies art for ap, the desired state keeping it.
@@ -140,7 +158,7 @@ func (r *reconciler) keep(ap *agentPlan, art agent.Artifact) error {
 	ap.kept[art] = true
 	s, err := r.apply(art)
 	if err != nil {
-		return refused(err)
+		return err
 	}
 	if s != nil {
 		ap.steps = append(ap.steps, s)
@@ -184,7 +202,7 @@ func (r *reconciler) apply(art agent.Artifact) (*step, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := art.Apply(c.next, r.opts)
+	e, err := art.Apply(c.next, r.s.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +314,7 @@ func (r *reconciler) keepFor(art agent.Artifact, user *agent.Agent) (*step, erro
 // the same block in the same file under another name (GEMINI.md linked to
 // AGENTS.md holds one kbs-now block for both).
 func (r *reconciler) usedByOther(art agent.Artifact) *agent.Agent {
-	for _, a := range r.others {
+	for _, a := range r.s.others {
 		for _, x := range a.Owned() {
 			if x == art || r.sameBlock(x, art) {
 				return a
@@ -324,7 +342,7 @@ func (r *reconciler) sameBlock(a, b agent.Artifact) bool {
 // and deletes the folder each name really is, wherever a link above it
 // points (a .claude linked into a dotfiles folder has its hooks/ there);
 // it stops at a name that is itself a link, which it never deletes.
-func (r *reconciler) planFolders() error {
+func (r *reconciler) planFolders() {
 	gone := map[string]bool{}
 	var candidates []string
 	for _, c := range r.p.changes {
@@ -333,7 +351,7 @@ func (r *reconciler) planFolders() error {
 		}
 		gone[c.target] = true
 		logical := filepath.Join(r.p.root, filepath.FromSlash(c.rel))
-		for d := filepath.Dir(logical); within(r.p.root, d); d = filepath.Dir(d) {
+		for d := filepath.Dir(logical); Within(r.p.root, d); d = filepath.Dir(d) {
 			if info, err := os.Lstat(d); err != nil || info.Mode()&os.ModeSymlink != 0 {
 				break
 			}
@@ -365,7 +383,6 @@ func (r *reconciler) planFolders() error {
 			r.p.rmdirs = append(r.p.rmdirs, d)
 		}
 	}
-	return nil
 }
 
 // markClean marks the files a removal left with nothing of nowhook's in
@@ -396,7 +413,7 @@ func (r *reconciler) linkNotes() {
 	var links []string
 	files := map[string][]string{}
 	for _, c := range r.p.changes {
-		if !c.changed() || within(realRoot, c.target) {
+		if !c.changed() || Within(realRoot, c.target) {
 			continue
 		}
 		link, ok := firstLink(r.p.root, c.rel)
@@ -418,7 +435,7 @@ func (r *reconciler) linkNotes() {
 	for _, d := range r.p.rmdirs {
 		name := r.p.dirNames[d]
 		for _, link := range links {
-			if strings.HasPrefix(name, link+"/") && !within(realRoot, d) {
+			if strings.HasPrefix(name, link+"/") && !Within(realRoot, d) {
 				files[link] = append(files[link], name+"/ (deleted)")
 			}
 		}
@@ -448,8 +465,8 @@ func firstLink(root, rel string) (string, bool) {
 	return "", false
 }
 
-// within reports whether path lies strictly inside dir.
-func within(dir, path string) bool {
+// Within reports whether path lies strictly inside dir.
+func Within(dir, path string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../")
 }
@@ -458,10 +475,10 @@ func within(dir, path string) bool {
 // an artifact of their own in place: their shared artifacts stay. A
 // marker file that nowhook itself created (a GEMINI.md setup wrote for
 // Gemini CLI is also Antigravity's marker) is no evidence.
-func inUse(root string, rec *record, targets []target, found []agent.Found) []*agent.Agent {
+func inUse(root string, rec *record, targets []Target, found []agent.Found) []*agent.Agent {
 	isTarget := map[*agent.Agent]bool{}
 	for _, t := range targets {
-		isTarget[t.agent] = true
+		isTarget[t.Agent] = true
 	}
 	var out []*agent.Agent
 	for _, f := range found {
@@ -518,7 +535,7 @@ func sameNamedBlock(a, b agent.Artifact) bool {
 // printSummary prints one line per target: the agent, its mode (or
 // "removed"), and what happened to each file; below it, indented, what
 // each of below says of the target, when it says something.
-func printSummary(w io.Writer, plans []*agentPlan, how func(t target) string, below ...func(t target) string) {
+func printSummary(w io.Writer, plans []*agentPlan, how func(t Target) string, below ...func(t Target) string) {
 	for _, ap := range plans {
 		var parts []string
 		seen := map[string]bool{}
@@ -551,11 +568,11 @@ func printSummary(w io.Writer, plans []*agentPlan, how func(t target) string, be
 		if what == "" {
 			what = "nothing of nowhook's to change"
 		}
-		mode := string(ap.t.mode)
+		mode := string(ap.t.Mode)
 		if mode == "" {
 			mode = "removed"
 		}
-		line := fmt.Sprintf("%-12s %-9s %s", ap.t.agent.Name, mode, what)
+		line := fmt.Sprintf("%-12s %-9s %s", ap.t.Agent.Name, mode, what)
 		if extra := how(ap.t); extra != "" {
 			line += " - " + extra
 		}
@@ -571,23 +588,17 @@ func printSummary(w io.Writer, plans []*agentPlan, how func(t target) string, be
 // forgetTrust forgets the trust of the hook entries the reconcile removed.
 func forgetTrust(ctx context.Context, root string, plans []*agentPlan, w io.Writer) error {
 	for _, ap := range plans {
-		tr := ap.t.agent.Trust
+		tr := ap.t.Agent.Trust
 		if tr == nil || len(ap.trustKeys) == 0 {
 			continue
 		}
 		msg, err := tr.Forget(ctx, root, ap.trustKeys)
 		if err != nil {
-			return fmt.Errorf("%s: forgetting the trust of the removed hook: %w", ap.t.agent.Name, err)
+			return fmt.Errorf("%s: forgetting the trust of the removed hook: %w", ap.t.Agent.Name, err)
 		}
 		if msg != "" {
 			fmt.Fprintln(w, msg)
 		}
 	}
 	return nil
-}
-
-func printNotes(w io.Writer, p *plan) {
-	for _, n := range p.notes {
-		fmt.Fprintln(w, "Note: "+n)
-	}
 }
