@@ -6,7 +6,6 @@ import (
 	"runtime/debug"
 
 	"github.com/nowhook/nowhook/cmd/internal/reminder"
-	"github.com/nowhook/nowhook/cmd/nowhook/internal/doctor"
 )
 
 // stdio is the command's standard streams; tests pass their own.
@@ -51,7 +50,7 @@ func run(args []string, io stdio) int {
 	case "remove":
 		return exit("remove", removeCmd(args[1:], io), io.err)
 	case "doctor":
-		return doctor.Main(args[1:], io.in, io.out, io.err)
+		return exit("doctor", doctorCmd(args[1:], io), io.err)
 	case "version", "--version", "-version":
 		fmt.Fprintln(io.out, versionString())
 		return exitOK
