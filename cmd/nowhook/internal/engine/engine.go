@@ -1,9 +1,10 @@
 // Package engine is what setup and remove do once their options are
-// decided: one reconcile of the targets' artifacts (reconcile.go), shaped
-// by what the agents will read (reads.go), planned onto every file it
-// touches before any is written (plan.go), checked, shown as a diff
-// (diff.go), written atomically with a rollback (write.go), and
-// remembered in a record of what nowhook created (record.go).
+// decided: one reconcile of the targets' artifacts (reconcile.go) that
+// keeps what agents in use share (inuse.go), shaped by what the agents
+// will read (reads.go), planned onto every file it touches before any is
+// written (plan.go), checked, shown as a diff (diff.go), written
+// atomically with a rollback (write.go), remembered in a record of what
+// nowhook created (record.go), and summarised per agent (summary.go).
 //
 // A command hands Reconcile a Request and gets a Plan back, or the
 // refusal that means nothing was written; it then shows the plan, asks,

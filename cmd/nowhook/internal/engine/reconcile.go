@@ -2,9 +2,7 @@ package engine
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,9 +13,10 @@ import (
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 )
 
-// Setup and remove are one reconcile: each // target's artifacts are made present and current where its desired state
-// keeps them, and absent where it does not (remove is the state of
-// nothing). Agents that are not targets are left as they are.
+// Setup and remove are one reconcile: each target's artifacts are made
+// present and current where its desired state keeps them, and absent
+// where it does not (remove is the state of nothing). Agents that are not
+// targets are left as they are, and keep what they share (inuse.go).
 
 // desire is what the target's desired state makes of its artifacts.
 func (t Target) desire() agent.Desire { return t.Agent.Desire(t.Mode, t.Checkpoint) }
@@ -197,6 +196,9 @@ func (r *reconciler) shadowed(art agent.Artifact) bool {
 	return false
 }
 
+// apply plans art present and current in its file, or nothing where the
+// file is absent and the artifact would not create it (or must not: a file
+// that would hide another, r.spare).
 func (r *reconciler) apply(art agent.Artifact) (*step, error) {
 	c, err := r.p.file(art.Path())
 	if err != nil {
@@ -214,18 +216,7 @@ func (r *reconciler) apply(art agent.Artifact) (*step, error) {
 	if !c.existed && !c.touched && (len(e.Next) == 0 || r.spare[art.Path()]) {
 		return nil, nil // a file the artifact only edits where it exists, or one that would hide another
 	}
-	c.next, c.touched = e.Next, true
-	c.remove = false
-	if e.Whole {
-		c.whole = "nowhook's script"
-	}
-	if e.Exec {
-		c.mode = c.oldMode | 0o755
-		if !c.existed {
-			c.mode = 0o755
-		}
-	}
-	c.created = append(c.created, e.Created...)
+	c.take(e)
 	s := &step{art: art, c: c, apply: true}
 	if e.Note != "" {
 		r.p.note("%s", e.Note)
@@ -469,136 +460,4 @@ func firstLink(root, rel string) (string, bool) {
 func Within(dir, path string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../")
-}
-
-// inUse lists the agents that are not targets but are detected or have
-// an artifact of their own in place: their shared artifacts stay. A
-// marker file that nowhook itself created (a GEMINI.md setup wrote for
-// Gemini CLI is also Antigravity's marker) is no evidence.
-func inUse(root string, rec *record, targets []Target, found []agent.Found) []*agent.Agent {
-	isTarget := map[*agent.Agent]bool{}
-	for _, t := range targets {
-		isTarget[t.Agent] = true
-	}
-	var out []*agent.Agent
-	for _, f := range found {
-		if isTarget[f.Agent] {
-			continue
-		}
-		evidence := len(f.Binaries) > 0
-		for _, m := range f.Marks {
-			if !rec.made(filepath.Join(root, filepath.FromSlash(m))) {
-				evidence = true
-			}
-		}
-		if evidence || hasOwn(root, f.Agent) {
-			out = append(out, f.Agent)
-		}
-	}
-	return out
-}
-
-// hasOwn reports whether one of a's artifacts that no other agent shares
-// is in place.
-func hasOwn(root string, a *agent.Agent) bool {
-	for art := range a.InstalledIn(root, false).Present {
-		if !shared(art) {
-			return true
-		}
-	}
-	return false
-}
-
-// shared reports whether more than one agent owns art, or a block of
-// its name in its file (the kbs-now block in CLAUDE.md).
-func shared(art agent.Artifact) bool {
-	n := 0
-	for _, a := range agent.All {
-		for _, x := range a.Owned() {
-			if x == art || sameNamedBlock(x, art) {
-				n++
-				break
-			}
-		}
-	}
-	return n > 1
-}
-
-// sameNamedBlock reports whether a and b are blocks of one name under one
-// path.
-func sameNamedBlock(a, b agent.Artifact) bool {
-	ba, ok1 := agent.BlockOf(a)
-	bb, ok2 := agent.BlockOf(b)
-	return ok1 && ok2 && ba.File == bb.File && ba.Block.Name == bb.Block.Name
-}
-
-// printSummary prints one line per target: the agent, its mode (or
-// "removed"), and what happened to each file; below it, indented, what
-// each of below says of the target, when it says something.
-func printSummary(w io.Writer, plans []*agentPlan, how func(t Target) string, below ...func(t Target) string) {
-	for _, ap := range plans {
-		var parts []string
-		seen := map[string]bool{}
-		// A file something was taken out of says so; the blocks that stay
-		// in it add nothing to that.
-		took := map[string]bool{}
-		for _, s := range ap.steps {
-			if !s.apply && (s.status == "removed" || s.status == "deleted") {
-				took[s.art.Path()] = true
-			}
-		}
-		for _, s := range ap.steps {
-			if s.apply && s.status == "" && took[s.art.Path()] && !s.c.remove {
-				continue
-			}
-			status := s.status
-			if s.apply && status == "" {
-				status = s.c.status()
-			}
-			if s.c.remove && (s.apply || status == "removed") {
-				status = "deleted" // the file goes: one word for all that went from it
-			}
-			item := s.art.Path() + " (" + status + ")"
-			if !seen[item] {
-				seen[item] = true
-				parts = append(parts, item)
-			}
-		}
-		what := strings.Join(parts, ", ")
-		if what == "" {
-			what = "nothing of nowhook's to change"
-		}
-		mode := string(ap.t.Mode)
-		if mode == "" {
-			mode = "removed"
-		}
-		line := fmt.Sprintf("%-12s %-9s %s", ap.t.Agent.Name, mode, what)
-		if extra := how(ap.t); extra != "" {
-			line += " - " + extra
-		}
-		fmt.Fprintln(w, line)
-		for _, b := range below {
-			if more := b(ap.t); more != "" {
-				fmt.Fprintf(w, "%-12s %-9s %s\n", "", "", more)
-			}
-		}
-	}
-}
-
-// forgetTrust forgets the trust of the hook entries the reconcile removed.
-func forgetTrust(ctx context.Context, root string, plans []*agentPlan, w io.Writer) error {
-	for _, ap := range plans {
-		tr := ap.t.Agent.Trust
-		if tr == nil || len(ap.trustKeys) == 0 {
-			continue
-		}
-		msg, err := tr.Forget(ctx, root, ap.trustKeys)
-		if err != nil {
-			return fmt.Errorf("%s: forgetting the trust of the removed hook: %w", ap.t.Agent.Name, err)
-		}
-		if msg != "" {
-			fmt.Fprintln(w, msg)
-		}
-	}
-	return nil
 }
