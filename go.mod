@@ -1,6 +1,6 @@
 module github.com/nowhook/nowhook
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/charmbracelet/huh v1.0.0

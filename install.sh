@@ -57,12 +57,17 @@ main() {
 	dir=$(bindir)
 	work=$(mktemp -d)
 	trap cleanup EXIT INT TERM
-	say "building nowhook from $src"
+	# A cold module cache makes the first build take half a minute: say
+	# what is happening at each step rather than sitting silent.
+	say "fetching the Go modules nowhook needs (go mod download; quick when they are cached)"
+	(cd "$src" && go mod download) || die "go mod download failed in $src; check that the Go module proxy is reachable (GOPROXY=$(go env GOPROXY)) and run ./install.sh again"
 	# Static binaries (no cgo) start quicker; the hook starts at every
 	# compaction. -buildvcs=auto records the commit for `nowhook version`
 	# even where GOFLAGS turns that off.
-	(cd "$src" && CGO_ENABLED=0 go build -trimpath -buildvcs=auto -o "$work/nowhook" ./cmd/nowhook &&
-		CGO_ENABLED=0 go build -trimpath -buildvcs=auto -o "$work/nowhook-reminder" ./cmd/nowhook-reminder)
+	say "building nowhook from $src"
+	(cd "$src" && CGO_ENABLED=0 go build -trimpath -buildvcs=auto -o "$work/nowhook" ./cmd/nowhook)
+	say "building nowhook-reminder, the hook runtime"
+	(cd "$src" && CGO_ENABLED=0 go build -trimpath -buildvcs=auto -o "$work/nowhook-reminder" ./cmd/nowhook-reminder)
 	mkdir -p "$dir"
 	install_binary "$work/nowhook" "$dir/nowhook"
 	install_binary "$work/nowhook-reminder" "$dir/nowhook-reminder"

@@ -1,9 +1,15 @@
 // Package detect answers "what is here, and why do we think so": the
-// repository root and Kanbus (the agents are detected by their own table,
-// cmd/nowhook/internal/agent). Every finding carries its
-// evidence. It looks only at known paths, except for one bounded search
-// for the Kanbus projects below the root (KanbusProjects), made only when
-// none is found on the way up.
+// repository root and worktree (Root, GitTop, Worktree), the Kanbus
+// project a session finds and every Kanbus project in the repository
+// (FindKanbusConfig, DetectKanbusFrom, KanbusProjects), and which of the
+// agents' marks, given to it as data by the agent table, are present
+// (Look). Every finding carries its evidence. It looks only at known
+// paths, except for one bounded search for the Kanbus projects below the
+// root (KanbusProjects), made only when none is found on the way up.
+//
+// The hook runtime (cmd/internal/reminder) uses it too, so it imports the
+// standard library only (cmd/nowhook-reminder's dependency test fails
+// otherwise).
 package detect
 
 import (
@@ -132,16 +138,44 @@ func (k Kanbus) Below(root string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
-// FindKanbusConfig looks for .kanbus.yml from dir up to the git root
-// (or the filesystem root outside git).
+// FindKanbusConfig finds the Kanbus project a session started in dir
+// belongs to: the nearest regular .kanbus.yml (a link to one counts) from
+// dir up to the git root (the first folder with a .git entry), or the
+// filesystem root outside git. It is the one lookup of both the hook
+// runtime and setup and doctor, so that they agree.
+//
+// dir is walked as given first and then, when that finds nothing and dir
+// is reached through a symbolic link, as its real path. The real path is
+// what the agent's session sees: started in a link, Claude Code 2.1.332
+// hands its hooks the resolved folder as CLAUDE_PROJECT_DIR and as the
+// payload's cwd (measured), as git and a kbs run from the session's shell
+// do; a link from outside the repository into one of its sub-folders
+// leads there to the repository's project. The path as given comes first
+// because the hook's working directory keeps the path the user typed
+// ($PWD), and the wrapper's python3 fallback looks the same way.
 func FindKanbusConfig(dir string) (string, bool) {
-	top, inGit := GitTop(dir)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	if p, ok := walkToKanbus(abs); ok {
+		return p, true
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+		return walkToKanbus(real)
+	}
+	return "", false
+}
+
+// walkToKanbus looks for a regular .kanbus.yml from dir up to the first
+// folder with a .git entry, or up to the filesystem root.
+func walkToKanbus(dir string) (string, bool) {
 	for d := dir; ; {
 		p := filepath.Join(d, ".kanbus.yml")
-		if info, err := os.Stat(p); err == nil && !info.IsDir() {
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
 			return p, true
 		}
-		if inGit && d == top {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
 			return "", false
 		}
 		parent := filepath.Dir(d)

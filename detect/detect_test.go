@@ -122,3 +122,90 @@ func TestWorktree(t *testing.T) {
 		}
 	}
 }
+
+// TestFindKanbusConfigLinks: the lookup the hook runtime and setup and
+// doctor share. A session started in a link into a repository's
+// sub-folder finds the repository's project, as the agent, which works in
+// the real path, does (the hook found it and doctor, walking only the
+// path as given, did not); a link that leads out of the repository keeps
+// the project found on the way up as given; a .kanbus.yml must be a
+// regular file, a link to one counts.
+func TestFindKanbusConfigLinks(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(rel string) string { return filepath.Join(base, filepath.FromSlash(rel)) }
+	for _, d := range []string{"repo/.git", "repo/sub/deeper", "outside/plain", "other/.git", "dirconf/.git", "dirconf/.kanbus.yml"} {
+		if err := os.MkdirAll(at(d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"repo/.kanbus.yml", "conf.yml"} {
+		if err := os.WriteFile(at(f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{
+		"link":              "repo/sub/deeper", // outside any repository, into one
+		"repo/out":          "outside/plain",   // inside the repository, out of it
+		"other/.kanbus.yml": "conf.yml",        // the configuration itself a link
+	} {
+		if err := os.Symlink(at(target), at(link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ start, want string }{
+		{"link", "repo/.kanbus.yml"},
+		{"repo/sub/deeper", "repo/.kanbus.yml"},
+		{"repo/out", "repo/.kanbus.yml"},
+		{"other", "other/.kanbus.yml"},
+		{"dirconf", ""},
+	} {
+		got, ok := FindKanbusConfig(at(tc.start))
+		want := ""
+		if tc.want != "" {
+			want = at(tc.want)
+		}
+		if got != want || ok != (want != "") {
+			t.Errorf("FindKanbusConfig(%s) = %q, %v; want %q", tc.start, got, ok, want)
+		}
+	}
+}
+
+// TestLook: the marks given as data come back as what was seen, with
+// evidence, in the order given.
+func TestLook(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".tool", "rules"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"TOOL.md", ".tool/rules/a.mdc"} {
+		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(f)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "tool"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	seen := Look(root, []Marks{
+		{Paths: []string{".tool", "TOOL.md", "missing"}, Globs: []Glob{{".tool/rules/*.mdc", "rules in .tool/rules"}, {"*.none", "never"}}, Binaries: []string{"tool", "nottool"}},
+		{},
+	})
+	if len(seen) != 2 {
+		t.Fatalf("Look gave %d results for 2 marks", len(seen))
+	}
+	want := Seen{
+		Evidence: []string{".tool/ exists", "TOOL.md exists", "rules in .tool/rules", "tool on PATH"},
+		Paths:    []string{".tool", "TOOL.md", ".tool/rules/*.mdc"},
+		Binaries: []string{"tool"},
+	}
+	if got := seen[0]; strings.Join(got.Evidence, "|") != strings.Join(want.Evidence, "|") || strings.Join(got.Paths, "|") != strings.Join(want.Paths, "|") || strings.Join(got.Binaries, "|") != strings.Join(want.Binaries, "|") {
+		t.Errorf("Look = %+v, want %+v", got, want)
+	}
+	if s := seen[1]; len(s.Evidence)+len(s.Paths)+len(s.Binaries) != 0 {
+		t.Errorf("empty marks: %+v", s)
+	}
+}

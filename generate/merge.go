@@ -278,50 +278,11 @@ func (f HookFile) expected(doc any, h Hook) (any, error) {
 		cmd, _ := o["command"].(string)
 		return o != nil && h.Ours(cmd)
 	}
-	type info struct {
-		ours, count int
-		matcher     any
-		grouped     bool
-	}
-	infos := make([]info, len(arr))
-	for i, el := range arr {
-		o, _ := el.(map[string]any)
-		if !f.Grouped {
-			infos[i] = info{count: 1}
-			if isOurs(el) {
-				infos[i].ours = 1
-			}
-			continue
-		}
-		hs, ok := o["hooks"].([]any)
-		if o == nil || !ok {
-			continue
-		}
-		infos[i] = info{count: len(hs), matcher: o["matcher"], grouped: true}
-		for _, hv := range hs {
-			if isOurs(hv) {
-				infos[i].ours++
-			}
-		}
-	}
-	keeper := -1
-	for i, in := range infos {
-		if in.ours > 0 && in.ours == in.count {
-			keeper = i
-			break
-		}
-	}
-	if keeper < 0 && f.Grouped {
-		for i, in := range infos {
-			if in.ours > 0 && in.grouped && reflect.DeepEqual(normalize(in.matcher), normalize(entry["matcher"])) {
-				keeper = i
-				break
-			}
-		}
-	}
+	slots := f.expectedSlots(arr, isOurs)
+	keeper := f.expectedKeeper(slots, entry["matcher"])
 	var out []any
 	for i, el := range arr {
-		in := infos[i]
+		in := slots[i]
 		switch {
 		case i == keeper && in.ours == in.count:
 			out = append(out, entry)
@@ -330,19 +291,7 @@ func (f HookFile) expected(doc any, h Hook) (any, error) {
 		case in.ours == in.count:
 			// dropped
 		default:
-			o := el.(map[string]any)
-			var kept []any
-			placed := false
-			for _, hv := range o["hooks"].([]any) {
-				if !isOurs(hv) {
-					kept = append(kept, hv)
-				} else if i == keeper && !placed {
-					kept = append(kept, entry["hooks"].([]any)[0])
-					placed = true
-				}
-			}
-			o["hooks"] = kept
-			out = append(out, o)
+			out = append(out, keptHandlers(el.(map[string]any), isOurs, i == keeper, entry))
 		}
 	}
 	if keeper < 0 {
@@ -350,6 +299,76 @@ func (f HookFile) expected(doc any, h Hook) (any, error) {
 	}
 	hooks[f.Event] = out
 	return doc, nil
+}
+
+// slot is, for expected, what one element of the event's array holds:
+// how many handlers, how many of them ours, and its group's matcher.
+type slot struct {
+	ours, count int
+	matcher     any
+	grouped     bool
+}
+
+// expectedSlots describes each element of arr (see slot).
+func (f HookFile) expectedSlots(arr []any, isOurs func(any) bool) []slot {
+	slots := make([]slot, len(arr))
+	for i, el := range arr {
+		o, _ := el.(map[string]any)
+		if !f.Grouped {
+			slots[i] = slot{count: 1}
+			if isOurs(el) {
+				slots[i].ours = 1
+			}
+			continue
+		}
+		hs, ok := o["hooks"].([]any)
+		if o == nil || !ok {
+			continue
+		}
+		slots[i] = slot{count: len(hs), matcher: o["matcher"], grouped: true}
+		for _, hv := range hs {
+			if isOurs(hv) {
+				slots[i].ours++
+			}
+		}
+	}
+	return slots
+}
+
+// expectedKeeper is keeper on decoded values: the first element that is
+// all ours, else (grouped) the first group with ours and our matcher, or
+// -1.
+func (f HookFile) expectedKeeper(slots []slot, matcher any) int {
+	for i, in := range slots {
+		if in.ours > 0 && in.ours == in.count {
+			return i
+		}
+	}
+	if f.Grouped {
+		for i, in := range slots {
+			if in.ours > 0 && in.grouped && reflect.DeepEqual(normalize(in.matcher), normalize(matcher)) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// keptHandlers is group o with our handlers taken out and, when it keeps
+// our hook, entry's one handler in place of the first of them.
+func keptHandlers(o map[string]any, isOurs func(any) bool, keeps bool, entry map[string]any) map[string]any {
+	var kept []any
+	placed := false
+	for _, hv := range o["hooks"].([]any) {
+		if !isOurs(hv) {
+			kept = append(kept, hv)
+		} else if keeps && !placed {
+			kept = append(kept, entry["hooks"].([]any)[0])
+			placed = true
+		}
+	}
+	o["hooks"] = kept
+	return o
 }
 
 // sameJSON reports whether v decodes to the same value as want.

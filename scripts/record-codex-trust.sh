@@ -7,7 +7,7 @@ set -eu
 
 main() {
 	cd "$(git rev-parse --show-toplevel)"
-	NOWHOOK_RECORD_CODEX_TRUST=1 go test -count=1 -run '^TestRecordCodexTrust$' -v ./cmd/nowhook/internal/codexapp/
+	NOWHOOK_RECORD_CODEX_TRUST=1 go test -count=1 -run '^TestRecordCodexTrust$' -v ./cmd/nowhook/internal/codex/
 	git status --short testdata/codex-trust
 }
 

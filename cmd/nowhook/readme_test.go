@@ -70,3 +70,33 @@ func TestREADMETemplateVersion(t *testing.T) {
 		t.Errorf("README.md does not say %s", want)
 	}
 }
+
+// TestGoVersionPromise keeps go.mod's go line and what the README and
+// install.sh promise in step: they say "Go 1.26 or later", so go.mod must
+// ask for 1.26.0 and no later patch (a later one makes an older 1.26
+// toolchain download another before it builds anything).
+func TestGoVersionPromise(t *testing.T) {
+	mod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var goLine string
+	for _, line := range strings.Split(string(mod), "\n") {
+		if v, ok := strings.CutPrefix(line, "go "); ok {
+			goLine = strings.TrimSpace(v)
+		}
+	}
+	minor := strings.Join(strings.SplitN(goLine, ".", 3)[:2], ".")
+	if goLine != minor+".0" {
+		t.Errorf("go.mod says go %s; the README promises Go %s or later, so set go %s.0 (go mod edit -go=%s.0)", goLine, minor, minor, minor)
+	}
+	for _, file := range []string{"../../README.md", "../../install.sh"} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "Go " + minor + " or later"; !strings.Contains(string(b), want) {
+			t.Errorf("%s does not say %q, which go.mod's go %s promises", file, want, goLine)
+		}
+	}
+}

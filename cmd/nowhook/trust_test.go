@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
-	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
+	codexpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/codex"
 	"github.com/nowhook/nowhook/generate"
 )
 
@@ -19,7 +19,7 @@ import (
 // client .ci/run installs), or skips: this test needs the real binary.
 func findRealCodex(t *testing.T) string {
 	t.Helper()
-	if bin, err := codexapp.Find(nil, agent.CodexBinary); err == nil {
+	if bin, err := codexpkg.Find(nil, agent.CodexBinary); err == nil {
 		return bin
 	}
 	if dir, err := os.UserCacheDir(); err == nil {
@@ -73,7 +73,7 @@ func TestSetupTrustCodexReal(t *testing.T) {
 	t.Logf("setup output:\n%s", out.String())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	list, err := codexapp.List(ctx, codexapp.Options{Codex: codex, Dir: root}, root)
+	list, err := codexpkg.List(ctx, codexpkg.Options{Codex: codex, Dir: root}, root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestSetupTrustCodexWorktreeReal(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	list, err := codexapp.List(ctx, codexapp.Options{Codex: codex, Dir: wt}, wt)
+	list, err := codexpkg.List(ctx, codexpkg.Options{Codex: codex, Dir: wt}, wt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestSetupTrustCodexWorktreeReal(t *testing.T) {
 		t.Logf("hooks/list in the worktree: %s %s %s", h.Key, h.TrustStatus, h.SourcePath)
 		if ours(h.Command) {
 			saw = true
-			if h.TrustStatus != codexapp.StatusTrusted || h.SourcePath != filepath.Join(main, ".codex", "hooks.json") {
+			if h.TrustStatus != codexpkg.StatusTrusted || h.SourcePath != filepath.Join(main, ".codex", "hooks.json") {
 				t.Errorf("our hook in the worktree: %s from %s, want trusted from the main checkout's hooks.json", h.TrustStatus, h.SourcePath)
 			}
 		}

@@ -5,7 +5,9 @@
 // that group (proc_unix.go; elsewhere, proc_other.go kills the process
 // itself), and showing the home directory as ~. It lives under
 // cmd/internal so that the hook runtime (cmd/internal/reminder) can use it
-// as well as cmd/nowhook and its internal packages.
+// as well as cmd/nowhook and its internal packages; the hook runs kbs
+// through GroupAttr and KillGroup, so osutil imports the standard library
+// only (cmd/nowhook-reminder's TestHookDependencies).
 package osutil
 
 import (

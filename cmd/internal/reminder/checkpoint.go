@@ -133,17 +133,12 @@ func checkpoint(o options) []byte {
 		return nil
 	}
 	o.log.printf("latch set: %s", filepath.Join(states, name))
-	prog := o.kbs()
-	if prog == "" {
-		return nil
-	}
-	items, err := queryRetry(prog, dir, deadline, o.stop, o.log)
-	if err != nil {
+	items, prog, ok := o.inProgress(dir, deadline, false)
+	if !ok {
 		return nil
 	}
 	text := checkpointText(items, min(pct, 100), kbsName(prog))
 	if text == nil {
-		o.log.printf("nothing in progress: printing nothing")
 		return nil
 	}
 	if pl.event == eventPostToolUse {
@@ -163,18 +158,10 @@ func hint(o options) []byte {
 	if dir == "" {
 		return nil
 	}
-	prog := o.kbs()
-	if prog == "" {
-		return nil
-	}
 	// Ids and titles need no summaries: --raw is quick and writes nothing,
 	// and a PreCompact hook delays the compaction while it runs.
-	items, err := query(prog, dir, true, deadline, o.stop, o.log)
-	if err != nil {
-		return nil
-	}
-	if len(items) == 0 {
-		o.log.printf("nothing in progress: printing nothing")
+	items, _, ok := o.inProgress(dir, deadline, true)
+	if !ok || len(items) == 0 {
 		return nil
 	}
 	return hintText(items)

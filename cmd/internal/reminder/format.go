@@ -249,21 +249,24 @@ func skipEscape(s string, i int, intro byte) int {
 // version, drops the same: its invisible pattern in templates/wrapper.sh
 // holds these ranges, and README, "The hook runtime", lists them.
 func invisible(r rune) bool {
-	switch {
-	case r < 0x00AD:
-		return false
-	case r < 0x2000:
-		return r == 0x00AD || r == 0x034F || (r >= 0x0600 && r <= 0x0605) || r == 0x061C ||
-			r == 0x06DD || r == 0x070F || r == 0x0890 || r == 0x0891 || r == 0x08E2 ||
-			r == 0x115F || r == 0x1160 || r == 0x17B4 || r == 0x17B5 || (r >= 0x180B && r <= 0x180F)
-	case r < 0x3000:
-		return (r >= 0x200B && r <= 0x200F) || (r >= 0x202A && r <= 0x202E) || (r >= 0x2060 && r <= 0x206F)
-	case r < 0x10000:
-		return r == 0x3164 || r == 0xFEFF || r == 0xFFA0 || (r >= 0xFFF0 && r <= 0xFFFB)
-	default:
-		return r == 0x110BD || r == 0x110CD || (r >= 0x13430 && r <= 0x1343F) ||
-			(r >= 0x1BCA0 && r <= 0x1BCA3) || (r >= 0x1D173 && r <= 0x1D17A) || (r >= 0xE0000 && r <= 0xE0FFF)
-	}
+	return r >= 0x00AD && unicode.Is(invisibleChars, r)
+}
+
+// invisibleChars are the characters invisible drops, as ranges in order.
+var invisibleChars = &unicode.RangeTable{
+	R16: []unicode.Range16{
+		{Lo: 0x00AD, Hi: 0x00AD, Stride: 1}, {Lo: 0x034F, Hi: 0x034F, Stride: 1}, {Lo: 0x0600, Hi: 0x0605, Stride: 1},
+		{Lo: 0x061C, Hi: 0x061C, Stride: 1}, {Lo: 0x06DD, Hi: 0x06DD, Stride: 1}, {Lo: 0x070F, Hi: 0x070F, Stride: 1},
+		{Lo: 0x0890, Hi: 0x0891, Stride: 1}, {Lo: 0x08E2, Hi: 0x08E2, Stride: 1}, {Lo: 0x115F, Hi: 0x1160, Stride: 1},
+		{Lo: 0x17B4, Hi: 0x17B5, Stride: 1}, {Lo: 0x180B, Hi: 0x180F, Stride: 1}, {Lo: 0x200B, Hi: 0x200F, Stride: 1},
+		{Lo: 0x202A, Hi: 0x202E, Stride: 1}, {Lo: 0x2060, Hi: 0x206F, Stride: 1}, {Lo: 0x3164, Hi: 0x3164, Stride: 1},
+		{Lo: 0xFEFF, Hi: 0xFEFF, Stride: 1}, {Lo: 0xFFA0, Hi: 0xFFA0, Stride: 1}, {Lo: 0xFFF0, Hi: 0xFFFB, Stride: 1},
+	},
+	R32: []unicode.Range32{
+		{Lo: 0x110BD, Hi: 0x110BD, Stride: 1}, {Lo: 0x110CD, Hi: 0x110CD, Stride: 1}, {Lo: 0x13430, Hi: 0x1343F, Stride: 1},
+		{Lo: 0x1BCA0, Hi: 0x1BCA3, Stride: 1}, {Lo: 0x1D173, Hi: 0x1D17A, Stride: 1}, {Lo: 0xE0000, Hi: 0xE0FFF, Stride: 1},
+	},
+	LatinOffset: 1,
 }
 
 // cutLine cuts the line that starts at dst[start] to maxLineLen characters,

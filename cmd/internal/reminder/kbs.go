@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"time"
+
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 )
 
 var (
@@ -52,7 +54,7 @@ func call(prog string, args []string, dir string, deadline time.Time, stop <-cha
 	cmd := exec.Command(prog, args...)
 	cmd.Dir = dir
 	cmd.Stdout = pw
-	cmd.SysProcAttr = procAttr()
+	cmd.SysProcAttr = osutil.GroupAttr()
 	var stderr <-chan []byte
 	if log.on {
 		// Never the agent's own stderr: a leftover child would hold it.
@@ -95,13 +97,13 @@ func call(prog string, args []string, dir string, deadline time.Time, stop <-cha
 			}
 			out = append(out, c...)
 			if len(out) > maxOutput {
-				killGroup(proc)
+				osutil.KillGroup(proc)
 				return nil, errTooBig
 			}
 		case waitErr = <-exited:
 			done = true
 			// Whatever it left in its group goes too, closing the pipe.
-			killGroup(proc)
+			osutil.KillGroup(proc)
 			if !eof {
 				grace = time.After(exitGrace)
 			}
@@ -109,7 +111,7 @@ func call(prog string, args []string, dir string, deadline time.Time, stop <-cha
 			log.printf("a process outside the group of %s holds its stdout: using the %d bytes read", prog, len(out))
 			eof = true
 		case <-timer.C:
-			killGroup(proc)
+			osutil.KillGroup(proc)
 			if eof {
 				// It printed everything and closed stdout, then lingered.
 				log.printf("%s closed its stdout but had not exited at the deadline: using its output", prog)
@@ -117,7 +119,7 @@ func call(prog string, args []string, dir string, deadline time.Time, stop <-cha
 			}
 			return nil, errTimeout
 		case s := <-stop:
-			killGroup(proc)
+			osutil.KillGroup(proc)
 			return nil, fmt.Errorf("%w by %v: killed its process group", errStopped, s)
 		}
 	}

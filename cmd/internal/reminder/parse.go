@@ -434,49 +434,8 @@ func (p *parser) str() (string, bool) {
 		case c < 0x20:
 			return "", false
 		case c == '\\':
-			if j+1 >= len(p.b) {
-				return "", false
-			}
-			e := p.b[j+1]
-			j += 2
-			switch e {
-			case '"', '\\', '/':
-				out = append(out, e)
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				r, ok := hex4(p.b, j)
-				if !ok {
-					return "", false
-				}
-				j += 4
-				switch {
-				case r >= 0xD800 && r < 0xDC00:
-					// A high surrogate pairs with an escaped low one
-					// that follows; alone it is U+FFFD.
-					if j+1 < len(p.b) && p.b[j] == '\\' && p.b[j+1] == 'u' {
-						if r2, ok := hex4(p.b, j+2); ok && r2 >= 0xDC00 && r2 < 0xE000 {
-							r = 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00)
-							j += 6
-						} else {
-							r = utf8.RuneError
-						}
-					} else {
-						r = utf8.RuneError
-					}
-				case r >= 0xDC00 && r < 0xE000:
-					r = utf8.RuneError
-				}
-				out = utf8.AppendRune(out, r)
-			default:
+			var ok bool
+			if out, j, ok = appendEscape(out, p.b, j+1); !ok {
 				return "", false
 			}
 		case c < utf8.RuneSelf:
@@ -492,6 +451,57 @@ func (p *parser) str() (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// appendEscape decodes the escape whose letter is b[j] (after its
+// backslash), appends what it stands for to out, and returns the index
+// after it; ok is false for an escape JSON does not have.
+func appendEscape(out, b []byte, j int) (_ []byte, next int, ok bool) {
+	if j >= len(b) {
+		return out, j, false
+	}
+	switch e := b[j]; e {
+	case '"', '\\', '/':
+		return append(out, e), j + 1, true
+	case 'b':
+		return append(out, '\b'), j + 1, true
+	case 'f':
+		return append(out, '\f'), j + 1, true
+	case 'n':
+		return append(out, '\n'), j + 1, true
+	case 'r':
+		return append(out, '\r'), j + 1, true
+	case 't':
+		return append(out, '\t'), j + 1, true
+	case 'u':
+		r, next, ok := unicodeEscape(b, j+1)
+		return utf8.AppendRune(out, r), next, ok
+	}
+	return out, j, false
+}
+
+// unicodeEscape decodes the four hex digits at b[j] of a \u escape, and a
+// low surrogate's escape after a high one, and returns the index after
+// them. A high surrogate pairs with an escaped low one that follows;
+// alone, as a lone low one, it is U+FFFD.
+func unicodeEscape(b []byte, j int) (r rune, next int, ok bool) {
+	r, ok = hex4(b, j)
+	if !ok {
+		return 0, j, false
+	}
+	j += 4
+	switch {
+	case r >= 0xD800 && r < 0xDC00:
+		if j+1 < len(b) && b[j] == '\\' && b[j+1] == 'u' {
+			if r2, ok := hex4(b, j+2); ok && r2 >= 0xDC00 && r2 < 0xE000 {
+				return 0x10000 + (r-0xD800)<<10 + (r2 - 0xDC00), j + 6, true
+			}
+		}
+		return utf8.RuneError, j, true
+	case r >= 0xDC00 && r < 0xE000:
+		return utf8.RuneError, j, true
+	}
+	return r, j, true
 }
 
 // invalidLen is the length of the invalid UTF-8 sequence at the start of b

@@ -11,7 +11,10 @@
 //
 // It runs after every compaction, tool call or prompt in every session, so
 // it stays on the standard library and reads JSON with a small reader of
-// its own.
+// its own; of nowhook's packages it uses only detect (the Kanbus lookup
+// setup and doctor use too) and cmd/internal/osutil (process groups),
+// which stay on the standard library as well (cmd/nowhook-reminder's
+// TestHookDependencies fails otherwise).
 package reminder
 
 import (
@@ -23,10 +26,11 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/nowhook/nowhook/detect"
 )
 
 const (
@@ -56,6 +60,9 @@ const (
 // the hint, or nothing, writes to stderr only when NOWHOOK_DEBUG is set, and
 // always returns 0.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if isGeminiTurn(args) { // Gemini CLI's BeforeModel hook: gemini.go
+		return runGeminiTurn(args, stdin, stdout, stderr)
+	}
 	log := logger{w: stderr, on: os.Getenv("NOWHOOK_DEBUG") != ""}
 	if log.on {
 		// Diagnostics to a reader that went away must not kill the hook.
@@ -270,18 +277,34 @@ func remind(o options) []byte {
 	if dir == "" {
 		return nil
 	}
-	prog := o.kbs()
-	if prog == "" {
+	items, _, ok := o.inProgress(dir, deadline, false)
+	if !ok {
 		return nil
 	}
-	items, err := queryRetry(prog, dir, deadline, o.stop, o.log)
+	return format(items)
+}
+
+// inProgress runs the Kanbus CLI in dir for the work in progress, with
+// `--raw` alone when raw is set, else with queryRetry; prog is the CLI it
+// ran. ok is false when there is no CLI or the call failed.
+func (o options) inProgress(dir string, deadline time.Time, raw bool) (items []item, prog string, ok bool) {
+	prog = o.kbs()
+	if prog == "" {
+		return nil, "", false
+	}
+	var err error
+	if raw {
+		items, err = query(prog, dir, true, deadline, o.stop, o.log)
+	} else {
+		items, err = queryRetry(prog, dir, deadline, o.stop, o.log)
+	}
 	if err != nil {
-		return nil
+		return nil, prog, false
 	}
 	if len(items) == 0 {
 		o.log.printf("nothing in progress: printing nothing")
 	}
-	return format(items)
+	return items, prog, true
 }
 
 // queryRetry runs `kbs now --json --list` and, when that fails with at
@@ -447,53 +470,27 @@ func readChunksThen(r io.Reader, limit int, discardRest bool) <-chan []byte {
 }
 
 // findProject returns the directory holding .kanbus.yml, searched from
-// each start in turn, walking up to the git root (a directory with a .git
-// entry) or the file-system root.
+// each start in turn as setup and doctor search (detect.FindKanbusConfig:
+// up to the git root, the start as given and then its real path).
 func findProject(log logger, starts ...string) string {
 	for _, start := range starts {
 		if start == "" {
 			continue
 		}
-		dir, err := filepath.Abs(start)
-		if err != nil {
-			continue
-		}
-		if found := walkToProject(dir); found != "" {
+		if config, ok := detect.FindKanbusConfig(start); ok {
+			found := filepath.Dir(config)
 			log.printf("project: %s", found)
 			return found
-		}
-		// A symlink into a subdirectory: walk up the real path too.
-		if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
-			if found := walkToProject(real); found != "" {
-				log.printf("project: %s", found)
-				return found
-			}
 		}
 	}
 	return ""
 }
 
-// walkToProject looks for .kanbus.yml from dir up to the git root.
-func walkToProject(dir string) string {
-	for {
-		if fi, err := os.Stat(filepath.Join(dir, ".kanbus.yml")); err == nil && fi.Mode().IsRegular() {
-			return dir
-		}
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return ""
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
-
-// explainNoProject says, for NOWHOOK_DEBUG, where the lookup went and
-// which Kanbus projects lie below the repository root it stopped at (a
-// repository whose projects all live in sub-folders): a session started
-// in one of them finds its project, one started at the root none.
+// explainNoProject says, for NOWHOOK_DEBUG, where the lookup went from
+// the first start and which Kanbus projects lie below the repository root
+// it stopped at (a repository whose projects all live in sub-folders;
+// detect.KanbusProjects, the search doctor makes): a session started in
+// one of them finds its project, one started at the root none.
 func explainNoProject(log logger, starts []string) {
 	for _, start := range starts {
 		if start == "" {
@@ -503,62 +500,22 @@ func explainNoProject(log logger, starts []string) {
 		if err != nil {
 			continue
 		}
-		top := dir
-		for d := dir; ; d = filepath.Dir(d) {
-			if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-				top = d
-				break
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
+		top, ok := detect.GitTop(dir)
+		if !ok {
+			top = dir
 		}
-		below := projectsBelow(top)
-		if len(below) == 0 {
+		projects, _ := detect.KanbusProjects(top)
+		if len(projects) == 0 {
 			log.printf("looked from %s up to %s, and found no Kanbus project below %s either", dir, top, top)
 			return
+		}
+		below := make([]string, len(projects))
+		for i, p := range projects {
+			below[i] = p.Dir + "/"
 		}
 		log.printf("looked from %s up to %s; the Kanbus projects are below it, in %s: a session started in one of them finds its project, one started here none", dir, top, strings.Join(below, ", "))
 		return
 	}
-}
-
-// projectsBelow lists the folders below root, at most four levels deep
-// and 5000 folders in all, that hold a .kanbus.yml; it skips hidden
-// folders, node_modules and folders with a .git entry of their own (as
-// nowhook setup and doctor look), and follows no link.
-func projectsBelow(root string) []string {
-	var found []string
-	queue, seen := []string{root}, 0
-	for len(queue) > 0 && seen < 5000 {
-		dir := queue[0]
-		queue = queue[1:]
-		seen++
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
-		if dir != root {
-			if fi, err := os.Stat(filepath.Join(dir, ".kanbus.yml")); err == nil && fi.Mode().IsRegular() {
-				rel, _ := filepath.Rel(root, dir)
-				found = append(found, filepath.ToSlash(rel)+"/")
-				continue
-			}
-			if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-				continue
-			}
-		}
-		if rel, _ := filepath.Rel(root, dir); rel != "." && strings.Count(rel, string(filepath.Separator)) >= 3 {
-			continue
-		}
-		for _, e := range entries {
-			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && e.Name() != "node_modules" {
-				queue = append(queue, filepath.Join(dir, e.Name()))
-			}
-		}
-	}
-	sort.Strings(found)
-	return found
 }
 
 // findKbs resolves $KBS when it is set, else kbs, else kanbus, to an

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/codex"
 )
 
 // installCodexCheckpoint installs the checkpoint (PostToolUse and
@@ -27,11 +27,11 @@ func installCodexCheckpoint(t *testing.T, ctx context.Context, s *sandbox, bin s
 		t.Fatalf("nowhook setup: %v\nstdout:\n%s\nstderr:\n%s", res.err, res.stdout, res.stderr)
 	}
 	t.Logf("nowhook setup: %s", strings.TrimSpace(res.stdout))
-	l, err := codexapp.List(ctx, codexapp.Options{Codex: bin, Env: env, Dir: s.repo, ClientVersion: "nowhook-e2e"}, s.repo)
+	l, err := codex.List(ctx, codex.Options{Codex: bin, Env: env, Dir: s.repo, ClientVersion: "nowhook-e2e"}, s.repo)
 	if err != nil {
 		t.Fatalf("listing the hooks: %v", err)
 	}
-	var checkpoint []codexapp.Hook
+	var checkpoint []codex.Hook
 	for _, h := range l.Hooks {
 		if strings.Contains(h.Command, ".codex/hooks/kanbus-checkpoint.sh") {
 			checkpoint = append(checkpoint, h)
@@ -41,7 +41,7 @@ func installCodexCheckpoint(t *testing.T, ctx context.Context, s *sandbox, bin s
 		t.Fatalf("codex lists %d checkpoint hooks, want 2: %+v", len(checkpoint), l.Hooks)
 	}
 	for _, h := range checkpoint {
-		if h.TrustStatus != codexapp.StatusTrusted {
+		if h.TrustStatus != codex.StatusTrusted {
 			t.Fatalf("hook %s is %s, want trusted", h.Key, h.TrustStatus)
 		}
 		t.Logf("hooks/list: %s %s trusted (%s)", h.Key, h.EventName, h.CurrentHash)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/codex"
 )
 
 // codexRun is one `codex exec` against the mock, after setup.
@@ -64,14 +64,14 @@ func checkCodexTrusted(t *testing.T, ctx context.Context, s *sandbox, bin string
 // hooks.json).
 func checkCodexTrustedIn(t *testing.T, ctx context.Context, bin string, env []string, dir string) {
 	t.Helper()
-	hl, err := codexapp.List(ctx, codexapp.Options{Codex: bin, Env: env, Dir: dir, ClientVersion: "nowhook-e2e"}, dir)
+	hl, err := codex.List(ctx, codex.Options{Codex: bin, Env: env, Dir: dir, ClientVersion: "nowhook-e2e"}, dir)
 	if err != nil {
 		t.Fatalf("hooks/list: %v", err)
 	}
 	if len(hl.Warnings) > 0 || len(hl.Errors) > 0 {
 		t.Errorf("hooks/list: warnings %v, errors %v", hl.Warnings, hl.Errors)
 	}
-	var ours []codexapp.Hook
+	var ours []codex.Hook
 	for _, h := range hl.Hooks {
 		if strings.Contains(h.Command, ".codex/hooks/kanbus-compaction-right-now.sh") {
 			ours = append(ours, h)

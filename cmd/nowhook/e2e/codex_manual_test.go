@@ -85,7 +85,7 @@ type rpcNote struct {
 }
 
 // appServer drives one `codex app-server` over stdio, one JSON-RPC object
-// per line (E2E.md, Codex CLI). Unlike codexapp.Conn, which ignores
+// per line (E2E.md, Codex CLI). Unlike codex.Conn, which ignores
 // notifications, it keeps every notification in order, so a test can follow
 // turns, items and hook runs. It runs in its own process group under the
 // test's context and is killed with that group when the test ends.

@@ -10,12 +10,13 @@ package agent
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nowhook/nowhook/detect"
 )
 
 // Mode is how nowhook serves an agent.
@@ -304,34 +305,20 @@ type Found struct {
 // Present reports whether anything shows the agent is used.
 func (f Found) Present() bool { return len(f.Evidence) > 0 }
 
-// Detect looks at root's known paths and at PATH, for every agent.
+// Detect looks at root's known paths and at PATH, for every agent: the
+// agents' marks go to detect.Look as data.
 func Detect(root string) []Found {
-	var out []Found
-	for _, a := range All {
-		f := Found{Agent: a}
-		for _, m := range a.Markers {
-			if info, err := os.Stat(filepath.Join(root, filepath.FromSlash(m))); err == nil {
-				if info.IsDir() {
-					f.Evidence = append(f.Evidence, m+"/ exists")
-				} else {
-					f.Evidence = append(f.Evidence, m+" exists")
-				}
-				f.Marks = append(f.Marks, m)
-			}
-		}
+	marks := make([]detect.Marks, len(All))
+	for i, a := range All {
+		m := detect.Marks{Paths: a.Markers, Binaries: a.Binaries}
 		for _, g := range a.Globs {
-			if matches, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(g.Pattern))); len(matches) > 0 {
-				f.Evidence = append(f.Evidence, g.Evidence)
-				f.Marks = append(f.Marks, g.Pattern)
-			}
+			m.Globs = append(m.Globs, detect.Glob{Pattern: g.Pattern, Evidence: g.Evidence})
 		}
-		for _, b := range a.Binaries {
-			if _, err := exec.LookPath(b); err == nil {
-				f.Evidence = append(f.Evidence, b+" on PATH")
-				f.Binaries = append(f.Binaries, b)
-			}
-		}
-		out = append(out, f)
+		marks[i] = m
+	}
+	out := make([]Found, len(All))
+	for i, s := range detect.Look(root, marks) {
+		out[i] = Found{Agent: All[i], Evidence: s.Evidence, Marks: s.Paths, Binaries: s.Binaries}
 	}
 	return out
 }

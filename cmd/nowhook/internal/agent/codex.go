@@ -11,9 +11,7 @@ import (
 	"strings"
 	"time"
 
-	toml "github.com/pelletier/go-toml/v2"
-
-	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
+	codexpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/codex"
 	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/generate"
 )
@@ -189,7 +187,7 @@ type Trust struct {
 const trustTimeout = 30 * time.Second
 
 func findCodex() error {
-	if _, err := codexapp.Find(nil, CodexBinary); err != nil {
+	if _, err := codexpkg.Find(nil, CodexBinary); err != nil {
 		return fmt.Errorf("%w, then run nowhook setup --yes --agents codex --trust-codex", err)
 	}
 	return nil
@@ -198,11 +196,11 @@ func findCodex() error {
 // recordCodexTrust records, through Codex's own app-server, the trust of
 // exactly our hook and of the project.
 func recordCodexTrust(ctx context.Context, root string) (string, error) {
-	bin, err := codexapp.Find(nil, CodexBinary)
+	bin, err := codexpkg.Find(nil, CodexBinary)
 	if err != nil {
 		return "", fmt.Errorf("%w, then run nowhook setup --yes --agents codex --trust-codex", err)
 	}
-	canonical, err := codexapp.CanonicalRoot(root)
+	canonical, err := codexpkg.CanonicalRoot(root)
 	if err != nil {
 		return "", err
 	}
@@ -217,11 +215,11 @@ func recordCodexTrust(ctx context.Context, root string) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, trustTimeout)
 	defer cancel()
-	res, err := codexapp.Trust(ctx, codexapp.Options{Codex: bin, Dir: canonical, ClientVersion: "nowhook"}, codexapp.TrustRequest{
+	res, err := codexpkg.Trust(ctx, codexpkg.Options{Codex: bin, Dir: canonical, ClientVersion: "nowhook"}, codexpkg.TrustRequest{
 		Root:        canonical,
 		Project:     true,
 		ProjectRoot: project,
-		Select: func(h codexapp.Hook) bool {
+		Select: func(h codexpkg.Hook) bool {
 			return h.SourcePath == hooksFile && codexOurs(h.Command)
 		},
 	})
@@ -254,7 +252,7 @@ func recordCodexTrust(ctx context.Context, root string) (string, error) {
 // then that checkout; elsewhere root's, and main is "". (Measured on
 // 0.171.0: docs/platforms.md, "Codex CLI: git worktrees".)
 func CodexHooksFor(root string) (file, main string) {
-	canonical, err := codexapp.CanonicalRoot(root)
+	canonical, err := codexpkg.CanonicalRoot(root)
 	if err != nil {
 		canonical = root
 	}
@@ -287,7 +285,7 @@ func codexTrustKeys(root string, cur []byte, event string) []string {
 		for hi, h := range handlers {
 			handler, _ := h.(map[string]any)
 			if cmd, _ := handler["command"].(string); codexOurs(cmd) {
-				keys = append(keys, generate.CodexHookKey(hooksFile, event, gi, hi))
+				keys = append(keys, codexpkg.HookKey(hooksFile, event, gi, hi))
 			}
 		}
 	}
@@ -301,25 +299,25 @@ func forgetCodexTrust(ctx context.Context, root string, keys []string) (string, 
 	if len(keys) == 0 {
 		return "", nil
 	}
-	config, recorded := recordedTrust(keys)
+	config, recorded := recordedTrust(root, keys)
 	if len(recorded) == 0 {
 		return "", nil // nothing to forget
 	}
-	bin, err := codexapp.Find(nil, CodexBinary)
+	bin, err := codexpkg.Find(nil, CodexBinary)
 	if err != nil {
-		if errors.Is(err, codexapp.ErrCodexNotFound) {
-			return "codex is not on PATH, so nowhook cannot forget the trust of the hook it removed; delete these lines from " + config + ":\n" + codexapp.ForgetLines(recorded), nil
+		if errors.Is(err, codexpkg.ErrCodexNotFound) {
+			return "codex is not on PATH, so nowhook cannot forget the trust of the hook it removed; delete these lines from " + config + ":\n" + codexpkg.ForgetLines(recorded), nil
 		}
 		return "", err
 	}
 	keys = recorded
-	canonical, err := codexapp.CanonicalRoot(root)
+	canonical, err := codexpkg.CanonicalRoot(root)
 	if err != nil {
 		return "", err
 	}
 	ctx, cancel := context.WithTimeout(ctx, trustTimeout)
 	defer cancel()
-	res, err := codexapp.Forget(ctx, codexapp.Options{Codex: bin, Dir: canonical, ClientVersion: "nowhook"}, codexapp.ForgetRequest{Root: canonical, Keys: keys})
+	res, err := codexpkg.Forget(ctx, codexpkg.Options{Codex: bin, Dir: canonical, ClientVersion: "nowhook"}, codexpkg.ForgetRequest{Root: canonical, Keys: keys})
 	if err != nil {
 		return "", err
 	}
@@ -401,59 +399,42 @@ func codexHandlerError(at, problem, fix string) *generate.FileError {
 // already defines hooks inline: Codex would load both that and a
 // hooks.json and warn. The TOML is only read, never rewritten.
 func checkCodexConfig(root string) error {
-	path := filepath.Join(root, ".codex", "config.toml")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil
+	project := codexpkg.ReadConfig(nil, root).Project
+	var te *codexpkg.TOMLError
+	switch {
+	case errors.As(project.Err, &te) && te.Line > 0:
+		return fmt.Errorf("%s; Codex refuses to start with it. Fix it, then run nowhook setup again", project.Problem(".codex/config.toml"))
+	case te != nil:
+		return fmt.Errorf("%s; fix it, then run nowhook setup again", project.Problem(".codex/config.toml"))
+	case project.Err != nil:
+		return nil // unreadable here; doctor's codex.config row says why
 	}
-	var cfg struct {
-		Hooks map[string]any `toml:"hooks"`
+	if _, ok := project.Table("hooks"); !ok {
+		return errors.New(".codex/config.toml: hooks is not a table; Codex refuses to start with it. Fix it, then run nowhook setup again")
 	}
-	if err := toml.Unmarshal(b, &cfg); err != nil {
-		var de *toml.DecodeError
-		if errors.As(err, &de) {
-			line, col := de.Position()
-			return fmt.Errorf(".codex/config.toml:%d:%d: is not valid TOML (%s); Codex refuses to start with it. Fix it, then run nowhook setup again", line, col, de.Error())
-		}
-		return fmt.Errorf(".codex/config.toml: is not valid TOML (%v); fix it, then run nowhook setup again", err)
-	}
-	for event := range cfg.Hooks {
-		if event != "state" {
-			return fmt.Errorf(".codex/config.toml: already defines hooks inline ([hooks.%s]); a .codex/hooks.json beside it would make Codex load both and warn. Move those hooks into .codex/hooks.json (or configure Codex with --agents codex=ondemand), then run nowhook setup again", event)
-		}
+	if inline := project.InlineHooks(); len(inline) > 0 {
+		return fmt.Errorf(".codex/config.toml: already defines hooks inline ([hooks.%s]); a .codex/hooks.json beside it would make Codex load both and warn. Move those hooks into .codex/hooks.json (or configure Codex with --agents codex=ondemand), then run nowhook setup again", inline[0])
 	}
 	return nil
 }
 
 // recordedTrust returns the user's Codex config and which of keys it
 // records trust for.
-func recordedTrust(keys []string) (string, []string) {
-	dir := os.Getenv("CODEX_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", nil
-		}
-		dir = filepath.Join(home, ".codex")
+func recordedTrust(root string, keys []string) (string, []string) {
+	user := codexpkg.ReadConfig(nil, root).User
+	var broken *codexpkg.TOMLError
+	if !user.Exists || user.Err != nil && !errors.As(user.Err, &broken) {
+		return user.Path, nil // absent, or not readable at all
 	}
-	config := filepath.Join(dir, "config.toml")
-	b, err := os.ReadFile(config)
-	if err != nil {
-		return config, nil
-	}
-	var cfg struct {
-		Hooks struct {
-			State map[string]any `toml:"state"`
-		} `toml:"hooks"`
-	}
-	if toml.Unmarshal(b, &cfg) != nil {
-		return config, keys // unreadable here: say what to look for
+	state, ok := user.Table("hooks", "state")
+	if broken != nil || !ok {
+		return user.Path, keys // unreadable here: say what to look for
 	}
 	var recorded []string
 	for _, k := range keys {
-		if _, ok := cfg.Hooks.State[k]; ok {
+		if _, ok := state[k]; ok {
 			recorded = append(recorded, k)
 		}
 	}
-	return config, recorded
+	return user.Path, recorded
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/nowhook/nowhook/cmd/internal/reminder"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
-	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/codex"
 )
 
 // setup writes what `nowhook setup --yes --agents NAME [--checkpoint]`
@@ -208,8 +208,8 @@ func TestCodexCheckpointTrustAppServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	hooksFile := filepath.Join(r.root, ".codex", "hooks.json")
-	res, err := codexapp.Trust(ctx, codexapp.Options{Codex: bin, Env: env, Dir: r.root, ClientVersion: "doctor-test"},
-		codexapp.TrustRequest{Root: r.root, Project: true, Select: func(h codexapp.Hook) bool { return h.SourcePath == hooksFile }})
+	res, err := codex.Trust(ctx, codex.Options{Codex: bin, Env: env, Dir: r.root, ClientVersion: "doctor-test"},
+		codex.TrustRequest{Root: r.root, Project: true, Select: func(h codex.Hook) bool { return h.SourcePath == hooksFile }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,18 +2,14 @@ package doctor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
-	toml "github.com/pelletier/go-toml/v2"
-
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
-	"github.com/nowhook/nowhook/cmd/nowhook/internal/codexapp"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/codex"
 	"github.com/nowhook/nowhook/generate"
 )
 
@@ -48,46 +44,25 @@ var codexRollout = transcriptProbe{
 	},
 }
 
-// tomlFile is a Codex config.toml, read only.
+// tomlFile is a Codex config.toml layer as doctor shows it.
 type tomlFile struct {
-	abs, show string
-	exists    bool
-	err       string // why Codex cannot read it, with line:column
-	doc       map[string]any
-}
-
-func (d *doctor) readTOML(abs string) *tomlFile {
-	t := &tomlFile{abs: abs, show: d.show(abs)}
-	if !exists(abs) {
-		return t
-	}
-	t.exists = true
-	b, err := readBounded(abs)
-	if err != nil {
-		t.err = fmt.Sprintf("%s cannot be read: %v", t.show, err)
-		return t
-	}
-	if err := toml.Unmarshal(b, &t.doc); err != nil {
-		var de *toml.DecodeError
-		if errors.As(err, &de) {
-			line, col := de.Position()
-			t.err = fmt.Sprintf("%s:%d:%d: is not valid TOML (%s)", t.show, line, col, de.Error())
-		} else {
-			t.err = fmt.Sprintf("%s: is not valid TOML (%v)", t.show, err)
-		}
-		t.doc = nil
-	}
-	return t
+	*codex.ConfigFile
+	show string
+	err  string // why Codex cannot read it, with line:column
 }
 
 // codexLayers are the user and project config.toml, read once.
 func (d *doctor) codexLayers() (user, project *tomlFile) {
 	if d.codexUser == nil {
-		abs, _ := d.expand("${CODEX_HOME:-~/.codex}/config.toml")
-		d.codexUser = d.readTOML(abs)
-		d.codexProject = d.readTOML(filepath.Join(d.root, ".codex", "config.toml"))
+		c := codex.ReadConfig(d.env, d.root)
+		d.codexUser, d.codexProject = d.tomlFile(c.User), d.tomlFile(c.Project)
 	}
 	return d.codexUser, d.codexProject
+}
+
+func (d *doctor) tomlFile(f *codex.ConfigFile) *tomlFile {
+	show := d.show(f.Path)
+	return &tomlFile{ConfigFile: f, show: show, err: f.Problem(show)}
 }
 
 func table(doc map[string]any, keys ...string) map[string]any {
@@ -107,7 +82,7 @@ var codexConfigCheck = checkFunc{"config", func(d *doctor, a *agent) []Finding {
 	var out []Finding
 	user, project := d.codexLayers()
 	for _, t := range []*tomlFile{user, project} {
-		if !t.exists {
+		if !t.Exists {
 			continue
 		}
 		f := Finding{Path: t.show}
@@ -120,7 +95,7 @@ var codexConfigCheck = checkFunc{"config", func(d *doctor, a *agent) []Finding {
 		}
 		out = append(out, f)
 	}
-	if project.doc != nil && table(project.doc, "hooks", "state") != nil {
+	if project.Doc != nil && table(project.Doc, "hooks", "state") != nil {
 		out = append(out, Finding{Severity: Warn, Path: project.show,
 			Message: project.show + " has [hooks.state] trust entries, which Codex ignores there: trust counts only in " + user.show,
 			Fix:     d.setupFix(a.p.Name, "--trust-codex")})
@@ -136,7 +111,7 @@ var codexFeaturesCheck = checkFunc{"features", func(d *doctor, a *agent) []Findi
 	var effective *tomlFile
 	var effectiveKey string
 	for _, t := range []*tomlFile{user, project} {
-		features := table(t.doc, "features")
+		features := table(t.Doc, "features")
 		for _, key := range []string{"codex_hooks", "hooks"} {
 			if v, ok := features[key].(bool); ok {
 				if !v {
@@ -161,8 +136,8 @@ var codexLayersCheck = checkFunc{"layers", func(d *doctor, a *agent) []Finding {
 	user, project := d.codexLayers()
 	var out []Finding
 	for _, t := range []*tomlFile{user, project} {
-		inline := inlineHookEvents(t.doc)
-		hooksJSON := filepath.Join(filepath.Dir(t.abs), "hooks.json")
+		inline := t.InlineHooks()
+		hooksJSON := filepath.Join(filepath.Dir(t.Path), "hooks.json")
 		if len(inline) == 0 || !exists(hooksJSON) {
 			continue
 		}
@@ -172,17 +147,6 @@ var codexLayersCheck = checkFunc{"layers", func(d *doctor, a *agent) []Finding {
 	}
 	return out
 }}
-
-func inlineHookEvents(doc map[string]any) []string {
-	var events []string
-	for k := range table(doc, "hooks") {
-		if k != "state" {
-			events = append(events, k)
-		}
-	}
-	sort.Strings(events)
-	return events
-}
 
 // codexTrustCheck: Codex runs a project hook only when the user's
 // config.toml trusts the project and holds the hook's current hash.
@@ -199,8 +163,8 @@ func (codexTrustCheck) Start(ctx context.Context, d *doctor, a *agent) {
 	if !d.hasOurs(a) {
 		return
 	}
-	codexHome, _ := d.expand("${CODEX_HOME:-~/.codex}")
-	bin, err := codexapp.Find(d.env, agentpkg.CodexBinary)
+	codexHome := codex.Home(d.env)
+	bin, err := codex.Find(d.env, agentpkg.CodexBinary)
 	switch {
 	case err != nil:
 		a.listingSkipped = agentpkg.CodexBinary + " is not on PATH"
@@ -286,11 +250,11 @@ func (d *doctor) worktreeHooks(a *agent, ours []handler, file, main string) ([]h
 func (d *doctor) listCodex(ctx context.Context, bin string) codexListing {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	root, err := codexapp.CanonicalRoot(d.root)
+	root, err := codex.CanonicalRoot(d.root)
 	if err != nil {
 		return codexListing{err: err}
 	}
-	c, err := codexapp.Start(ctx, codexapp.Options{Codex: bin, Env: d.env, Dir: root, ClientVersion: "doctor"})
+	c, err := codex.Start(ctx, codex.Options{Codex: bin, Env: d.env, Dir: root, ClientVersion: "doctor"})
 	if err != nil {
 		return codexListing{err: err}
 	}
@@ -305,7 +269,7 @@ func hookKey(h handler) string {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	return generate.CodexHookKey(abs, h.event, h.group, h.index)
+	return codex.HookKey(abs, h.event, h.group, h.index)
 }
 
 func (d *doctor) canonicalRoot() string {
@@ -338,13 +302,13 @@ func (d *doctor) trustComputed(a *agent, ours []handler, source, fix string) []F
 		}
 		level, at := "", roots[len(roots)-1]
 		for _, r := range roots {
-			if l, ok := table(user.doc, "projects", r)["trust_level"].(string); ok {
+			if l, ok := table(user.Doc, "projects", r)["trust_level"].(string); ok {
 				level, at = l, r
 				break
 			}
 		}
 		if level != "trusted" {
-			state := "has no [projects." + codexapp.TOMLKey(at) + "] entry"
+			state := "has no [projects." + codex.TOMLKey(at) + "] entry"
 			if at != root {
 				state += " (the main checkout of this worktree, whose trust Codex applies to it)"
 			}
@@ -359,10 +323,10 @@ func (d *doctor) trustComputed(a *agent, ours []handler, source, fix string) []F
 				Fix:     fix})
 		}
 	}
-	states := table(user.doc, "hooks", "state")
+	states := table(user.Doc, "hooks", "state")
 	for _, h := range ours {
 		key := hookKey(h)
-		hash, err := generate.CodexHookHash(h.event, h.groupJSON, h.index)
+		hash, err := codex.HookHash(h.event, h.groupJSON, h.index)
 		if err != nil {
 			out = append(out, Finding{Severity: Error, Path: h.file.show,
 				Message: fmt.Sprintf("%s: Codex cannot load this hook: %v", h.where(), err), Fix: d.setupFix(a.p.Name)})
@@ -372,7 +336,7 @@ func (d *doctor) trustComputed(a *agent, ours []handler, source, fix string) []F
 		f := Finding{Path: h.file.show, Severity: Warn, Fix: fix}
 		switch {
 		case recorded == "":
-			f.Message = fmt.Sprintf("%s is not trusted: %s has no [hooks.state.%s], so Codex skips the hook without a word (%s)", h.where(), user.show, codexapp.TOMLKey(key), source)
+			f.Message = fmt.Sprintf("%s is not trusted: %s has no [hooks.state.%s], so Codex skips the hook without a word (%s)", h.where(), user.show, codex.TOMLKey(key), source)
 		case recorded != hash:
 			f.Message = fmt.Sprintf("%s changed since it was trusted: %s holds %s, the hook's hash is now %s, so Codex skips it without a word (%s)", h.where(), user.show, short(recorded), short(hash), source)
 		default:
@@ -393,7 +357,7 @@ func short(hash string) string {
 
 // codexListing is what codex app-server said.
 type codexListing struct {
-	listing   *codexapp.Listing
+	listing   *codex.Listing
 	userAgent string
 	err       error
 }
@@ -434,10 +398,10 @@ func (d *doctor) trustFromListing(ours []handler, res codexListing, fix string) 
 			if len(l.Warnings) == 0 {
 				f.Severity = Error
 			}
-		case listed.TrustStatus == codexapp.StatusTrusted || listed.TrustStatus == codexapp.StatusManaged:
+		case listed.TrustStatus == codex.StatusTrusted || listed.TrustStatus == codex.StatusManaged:
 			f.Severity, f.Fix = OK, ""
 			f.Message = fmt.Sprintf("%s is %s (%s)", h.where(), listed.TrustStatus, source)
-		case listed.TrustStatus == codexapp.StatusModified:
+		case listed.TrustStatus == codex.StatusModified:
 			f.Message = fmt.Sprintf("%s changed since it was trusted, so Codex skips it without a word (%s)", h.where(), source)
 		default:
 			f.Message = fmt.Sprintf("%s is %s: Codex skips it without a word (%s)", h.where(), listed.TrustStatus, source)
@@ -462,7 +426,7 @@ var codexDocCapCheck = checkFunc{"agents-md-cap", func(d *doctor, a *agent) []Fi
 	user, project := d.codexLayers()
 	limit, source := int64(defaultDocMax), "Codex's default"
 	for _, t := range []*tomlFile{user, project} {
-		if v, ok := t.doc["project_doc_max_bytes"].(int64); ok {
+		if v, ok := t.Doc["project_doc_max_bytes"].(int64); ok {
 			limit, source = v, "set in "+t.show
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/codex"
 	"github.com/nowhook/nowhook/generate"
 	"github.com/nowhook/nowhook/templates"
 )
@@ -547,7 +548,7 @@ func TestCodexTrustAppServer(t *testing.T) {
 	// Trusted project and hook, with the hash nowhook computes: codex agrees.
 	hooks := readHookFile(filepath.Join(r.root, ".codex", "hooks.json"), ".codex/hooks.json", false, mustPlatform(t, "codex"))
 	h := hooks.handlers[0]
-	hash, err := generate.CodexHookHash(h.event, h.groupJSON, h.index)
+	hash, err := codex.HookHash(h.event, h.groupJSON, h.index)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -723,7 +724,7 @@ func TestBlocker(t *testing.T) {
 	}
 }
 
-// TestNoAgentNamesOutsideTheirFiles: doctor and codexapp branch on no
+// TestNoAgentNamesOutsideTheirFiles: doctor and the codex package branch on no
 // agent's name except in the file named after that agent (STYLE.md,
 // rule 3).
 func TestNoAgentNamesOutsideTheirFiles(t *testing.T) {
@@ -731,7 +732,7 @@ func TestNoAgentNamesOutsideTheirFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	more, _ := filepath.Glob("../codexapp/*.go")
+	more, _ := filepath.Glob("../codex/*.go")
 	for _, f := range append(files, more...) {
 		if strings.HasSuffix(f, "_test.go") {
 			continue

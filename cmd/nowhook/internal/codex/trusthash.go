@@ -1,4 +1,4 @@
-package generate
+package codex
 
 // Codex hook trust, computed the way Codex CLI 0.171.0 computes it, so that
 // doctor can tell whether a hook will run without starting codex.
@@ -72,28 +72,28 @@ var codexEvents = map[string]codexEvent{
 	"Interrupt":         {"interrupt", false, true},
 }
 
-// CodexEventKey returns the snake_case name Codex uses in trust keys and
+// EventKey returns the snake_case name Codex uses in trust keys and
 // hashes for a hooks.json event name ("SessionStart" -> "session_start"),
 // and false for a name Codex does not load.
-func CodexEventKey(event string) (string, bool) {
+func EventKey(event string) (string, bool) {
 	e, ok := codexEvents[event]
 	return e.key, ok
 }
 
-// CodexHookKey returns the [hooks.state] key Codex uses for handler `handler`
+// HookKey returns the [hooks.state] key Codex uses for handler `handler`
 // of matcher group `group` under `event` (a hooks.json event name such as
 // "SessionStart") in hooksFile, which must be the absolute path Codex sees
 // (symlinks resolved, as Codex starts from its canonical working directory).
 // An event Codex does not know is converted to snake_case all the same.
-func CodexHookKey(hooksFile, event string, group, handler int) string {
-	name, ok := CodexEventKey(event)
+func HookKey(hooksFile, event string, group, handler int) string {
+	name, ok := EventKey(event)
 	if !ok {
 		name = snakeCase(event)
 	}
 	return hooksFile + ":" + name + ":" + strconv.Itoa(group) + ":" + strconv.Itoa(handler)
 }
 
-// CodexHookHash returns the trust hash ("sha256:<hex>") Codex computes for
+// HookHash returns the trust hash ("sha256:<hex>") Codex computes for
 // handler handlerIndex of one matcher group under event, where group is the
 // raw JSON of that group as found in hooks.json (an element of
 // hooks.<event>). It fails where Codex would not load the handler at all:
@@ -101,7 +101,7 @@ func CodexHookKey(hooksFile, event string, group, handler int) string {
 // drop the whole file), a handler that is not a command, or an empty command.
 // Matcher regexes are not checked: Codex skips a group whose matcher does not
 // compile, so such a group has no trust to compare.
-func CodexHookHash(event string, group []byte, handlerIndex int) (string, error) {
+func HookHash(event string, group []byte, handlerIndex int) (string, error) {
 	ev, ok := codexEvents[event]
 	if !ok {
 		return "", fmt.Errorf("codex does not know the hook event %q (it drops it)", event)

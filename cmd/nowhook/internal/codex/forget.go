@@ -1,4 +1,4 @@
-package codexapp
+package codex
 
 import (
 	"context"
@@ -64,20 +64,12 @@ func Forget(ctx context.Context, opts Options, req ForgetRequest) (*ForgetResult
 	if err != nil {
 		return nil, err
 	}
-	root, err := CanonicalRoot(req.Root)
-	if err != nil {
-		return nil, err
-	}
-	c, err := Start(ctx, opts)
+	c, before, err := startListing(ctx, opts, req.Root)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-
-	before, err := c.List(ctx, root)
-	if err != nil {
-		return nil, err
-	}
+	root := before.Root
 	user, err := c.readUserLayer(ctx)
 	if err != nil {
 		var rpc *RPCError
@@ -131,15 +123,7 @@ func Forget(ctx context.Context, opts Options, req ForgetRequest) (*ForgetResult
 			return res, fmt.Errorf("codex still reports hook %s trusted after removing its trust", k)
 		}
 	}
-	for _, h := range before.Hooks {
-		if forgotten[h.Key] {
-			continue
-		}
-		if a, ok := res.After.Hook(h.Key); ok && a.TrustStatus != h.TrustStatus {
-			return res, fmt.Errorf("trust of another hook changed (%s: %s -> %s)", h.Key, h.TrustStatus, a.TrustStatus)
-		}
-	}
-	return res, nil
+	return res, othersUnchanged(before, res.After, forgotten)
 }
 
 func uniqueKeys(in []string) ([]string, error) {
@@ -147,7 +131,7 @@ func uniqueKeys(in []string) ([]string, error) {
 	seen := map[string]bool{}
 	for _, k := range in {
 		if k == "" {
-			return nil, errors.New("codexapp.Forget: empty hook key")
+			return nil, errors.New("codex.Forget: empty hook key")
 		}
 		if !seen[k] {
 			seen[k] = true
@@ -155,7 +139,7 @@ func uniqueKeys(in []string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, errors.New("codexapp.Forget: no hook keys to forget")
+		return nil, errors.New("codex.Forget: no hook keys to forget")
 	}
 	return out, nil
 }
@@ -260,7 +244,7 @@ func ForgetLines(keys []string) string {
 }
 
 // TrustEntry is one [hooks.state] entry: a hook key and its trusted hash
-// ("sha256:<hex>", e.g. from generate.CodexHookHash).
+// ("sha256:<hex>", e.g. from HookHash).
 type TrustEntry struct {
 	Key  string
 	Hash string // "" elides it as "sha256:..."

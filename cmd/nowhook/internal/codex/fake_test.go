@@ -1,4 +1,4 @@
-package codexapp
+package codex
 
 // A fake `codex app-server`: the test binary re-executes itself with
 // NOWHOOK_FAKE_APPSERVER set and answers JSON-RPC on stdio from a state file,

@@ -1,12 +1,4 @@
-// Package codexapp talks to `codex app-server`, Codex CLI's JSON-RPC
-// interface over stdio (one JSON object per line), to list hooks with their
-// trust and to record trust the way Codex's own /hooks screen does.
-//
-// Every session is bounded by its context: when the context ends, or when
-// the session is closed, the app-server's whole process group is killed
-// (the npm launcher starts the native binary as a child), so nothing is
-// left running.
-package codexapp
+package codex
 
 import (
 	"bufio"
@@ -124,7 +116,7 @@ type Conn struct {
 func Start(ctx context.Context, opts Options) (*Conn, error) {
 	bin := opts.Codex
 	if bin == "" {
-		return nil, fmt.Errorf("%w: codexapp.Options.Codex is empty (find it with codexapp.Find)", ErrCodexNotFound)
+		return nil, fmt.Errorf("%w: codex.Options.Codex is empty (find it with codex.Find)", ErrCodexNotFound)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

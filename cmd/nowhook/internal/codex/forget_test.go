@@ -1,4 +1,4 @@
-package codexapp
+package codex
 
 import (
 	"context"
@@ -117,7 +117,7 @@ func TestForgetArguments(t *testing.T) {
 	st, ours := forgetRepo(t)
 	opts, statePath := fake(t, "", st)
 	for _, keys := range [][]string{nil, {}, {ours.Key, ""}} {
-		if _, err := Forget(context.Background(), opts, ForgetRequest{Root: st.Root, Keys: keys}); err == nil || !strings.Contains(err.Error(), "codexapp.Forget") {
+		if _, err := Forget(context.Background(), opts, ForgetRequest{Root: st.Root, Keys: keys}); err == nil || !strings.Contains(err.Error(), "codex.Forget") {
 			t.Errorf("Forget(%q): err = %v, want a usage error", keys, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package codexapp
+package codex
 
 import (
 	"bytes"
@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
-	"github.com/nowhook/nowhook/generate"
 )
 
 // realCodex finds the real codex for tests: CODEX_BIN, then PATH, then the
@@ -214,11 +213,11 @@ trusted_hash = "sha256:000000000000000000000000000000000000000000000000000000000
 	if err := json.Unmarshal([]byte(readFile(t, hooksFile)), &file); err != nil {
 		t.Fatal(err)
 	}
-	if h, err := generate.CodexHookHash("SessionStart", file.Hooks["SessionStart"][1], 0); err != nil || h != ours.CurrentHash {
-		t.Errorf("generate.CodexHookHash = %s, %v; codex says %s", h, err, ours.CurrentHash)
+	if h, err := HookHash("SessionStart", file.Hooks["SessionStart"][1], 0); err != nil || h != ours.CurrentHash {
+		t.Errorf("HookHash = %s, %v; codex says %s", h, err, ours.CurrentHash)
 	}
-	if k := generate.CodexHookKey(hooksFile, "SessionStart", 1, 0); k != ourKey {
-		t.Errorf("generate.CodexHookKey = %s, want %s", k, ourKey)
+	if k := HookKey(hooksFile, "SessionStart", 1, 0); k != ourKey {
+		t.Errorf("HookKey = %s, want %s", k, ourKey)
 	}
 	for _, want := range []string{
 		`[projects.` + tomlQuote(root) + "]\ntrust_level = \"trusted\"",
@@ -282,12 +281,12 @@ func TestRealCodexForget(t *testing.T) {
   }
 }
 `)
-			foreignKey := generate.CodexHookKey(hooksFile, "SessionStart", 0, 0)
-			foreignHash, err := generate.CodexHookHash("SessionStart", []byte(foreignGroup), 0)
+			foreignKey := HookKey(hooksFile, "SessionStart", 0, 0)
+			foreignHash, err := HookHash("SessionStart", []byte(foreignGroup), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ourKey := generate.CodexHookKey(hooksFile, "SessionStart", 1, 0)
+			ourKey := HookKey(hooksFile, "SessionStart", 1, 0)
 			projectTable := "[projects." + tomlQuote(root) + "]\ntrust_level = \"trusted\"\n"
 			before := `# my Codex settings, hand-written
 model = "gpt-test" # inline comment stays
@@ -329,7 +328,7 @@ trusted_hash = "sha256:000000000000000000000000000000000000000000000000000000000
 
 			var pgid int
 			opts.started = func(c *Conn) { pgid = c.pgid }
-			gone := generate.CodexHookKey(hooksFile, "SessionStart", 5, 0)
+			gone := HookKey(hooksFile, "SessionStart", 5, 0)
 			res, err := Forget(ctx, opts, ForgetRequest{Root: root, Keys: []string{ourKey, gone}})
 			if err != nil {
 				t.Fatal(err)

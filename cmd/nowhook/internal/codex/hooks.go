@@ -1,4 +1,4 @@
-package codexapp
+package codex
 
 import (
 	"context"
@@ -119,16 +119,32 @@ func CanonicalRoot(root string) (string, error) {
 // List starts codex app-server and reports the hooks, their trust, and the
 // project layers Codex sees from root.
 func List(ctx context.Context, opts Options, root string) (*Listing, error) {
-	root, err := CanonicalRoot(root)
+	c, l, err := startListing(ctx, opts, root)
 	if err != nil {
 		return nil, err
+	}
+	c.Close()
+	return l, nil
+}
+
+// startListing starts codex app-server and lists what it sees from root
+// (made canonical first): how List, Trust and Forget begin. The caller
+// closes the session.
+func startListing(ctx context.Context, opts Options, root string) (*Conn, *Listing, error) {
+	root, err := CanonicalRoot(root)
+	if err != nil {
+		return nil, nil, err
 	}
 	c, err := Start(ctx, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer c.Close()
-	return c.List(ctx, root)
+	l, err := c.List(ctx, root)
+	if err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	return c, l, nil
 }
 
 // List reports the hooks and project layers Codex sees from root (used as
@@ -328,47 +344,20 @@ type TrustResult struct {
 // trust unchanged. Hooks already trusted are not written again.
 func Trust(ctx context.Context, opts Options, req TrustRequest) (*TrustResult, error) {
 	if req.Select == nil {
-		return nil, errors.New("codexapp.Trust: no hook selector")
+		return nil, errors.New("codex.Trust: no hook selector")
 	}
-	root, err := CanonicalRoot(req.Root)
-	if err != nil {
-		return nil, err
-	}
-	c, err := Start(ctx, opts)
+	c, before, err := startListing(ctx, opts, req.Root)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-
-	res := &TrustResult{}
-	before, err := c.List(ctx, root)
-	if err != nil {
-		return nil, err
-	}
 	if before.ConfigError != "" {
 		return nil, fmt.Errorf("codex cannot read its configuration, nothing written: %s", before.ConfigError)
 	}
+	res := &TrustResult{}
 	version := before.UserConfigVersion
-	dotCodex := filepath.Join(root, ".codex")
-	if layer, ok := before.ProjectLayer(dotCodex); ok && !layer.Trusted() {
-		if !req.Project {
-			return nil, fmt.Errorf("codex does not load %s because the project is not trusted: %s", dotCodex, layer.DisabledReason)
-		}
-		project := root
-		if req.ProjectRoot != "" {
-			project = req.ProjectRoot
-		}
-		w, err := c.BatchWrite(ctx, []Edit{{KeyPath: ProjectTrustKeyPath(project), Value: "trusted", MergeStrategy: "upsert"}}, version)
-		if err != nil {
-			return nil, fmt.Errorf("recording trust of project %s: %w", project, err)
-		}
-		res.ConfigFile, res.ProjectTrusted, version = w.FilePath, true, w.Version
-		if before, err = c.List(ctx, root); err != nil {
-			return nil, err
-		}
-		if layer, ok := before.ProjectLayer(dotCodex); ok && !layer.Trusted() {
-			return res, fmt.Errorf("codex still does not load %s after trusting %s: %s", dotCodex, project, layer.DisabledReason)
-		}
+	if before, version, err = c.trustProject(ctx, req, before, version, res); err != nil {
+		return res, err
 	}
 
 	var selected []Hook
@@ -387,7 +376,7 @@ func Trust(ctx context.Context, opts Options, req TrustRequest) (*TrustResult, e
 		}
 	}
 	if len(selected) == 0 {
-		return res, fmt.Errorf("codex lists no matching hook for %s%s", root, describeProblems(before))
+		return res, fmt.Errorf("codex lists no matching hook for %s%s", before.Root, describeProblems(before))
 	}
 	after := before
 	if len(edits) > 0 {
@@ -396,7 +385,7 @@ func Trust(ctx context.Context, opts Options, req TrustRequest) (*TrustResult, e
 			return res, fmt.Errorf("recording hook trust: %w", err)
 		}
 		res.ConfigFile = w.FilePath
-		if after, err = c.List(ctx, root); err != nil {
+		if after, err = c.List(ctx, before.Root); err != nil {
 			return res, err
 		}
 	}
@@ -415,15 +404,52 @@ func Trust(ctx context.Context, opts Options, req TrustRequest) (*TrustResult, e
 		}
 		res.Hooks = append(res.Hooks, now)
 	}
+	return res, othersUnchanged(before, after, picked)
+}
+
+// trustProject records the project's trust when Codex does not load its
+// .codex yet (and req.Project allows it), and returns the listing and the
+// user config's version after that.
+func (c *Conn) trustProject(ctx context.Context, req TrustRequest, before *Listing, version string, res *TrustResult) (*Listing, string, error) {
+	dotCodex := filepath.Join(before.Root, ".codex")
+	layer, ok := before.ProjectLayer(dotCodex)
+	if !ok || layer.Trusted() {
+		return before, version, nil
+	}
+	if !req.Project {
+		return nil, "", fmt.Errorf("codex does not load %s because the project is not trusted: %s", dotCodex, layer.DisabledReason)
+	}
+	project := before.Root
+	if req.ProjectRoot != "" {
+		project = req.ProjectRoot
+	}
+	w, err := c.BatchWrite(ctx, []Edit{{KeyPath: ProjectTrustKeyPath(project), Value: "trusted", MergeStrategy: "upsert"}}, version)
+	if err != nil {
+		return nil, "", fmt.Errorf("recording trust of project %s: %w", project, err)
+	}
+	res.ConfigFile, res.ProjectTrusted = w.FilePath, true
+	now, err := c.List(ctx, before.Root)
+	if err != nil {
+		return nil, "", err
+	}
+	if layer, ok := now.ProjectLayer(dotCodex); ok && !layer.Trusted() {
+		return nil, "", fmt.Errorf("codex still does not load %s after trusting %s: %s", dotCodex, project, layer.DisabledReason)
+	}
+	return now, w.Version, nil
+}
+
+// othersUnchanged fails when a hook not in skip has another trust status
+// after than before.
+func othersUnchanged(before, after *Listing, skip map[string]bool) error {
 	for _, h := range before.Hooks {
-		if picked[h.Key] {
+		if skip[h.Key] {
 			continue
 		}
 		if now, ok := after.Hook(h.Key); ok && now.TrustStatus != h.TrustStatus {
-			return res, fmt.Errorf("trust of another hook changed (%s: %s -> %s)", h.Key, h.TrustStatus, now.TrustStatus)
+			return fmt.Errorf("trust of another hook changed (%s: %s -> %s)", h.Key, h.TrustStatus, now.TrustStatus)
 		}
 	}
-	return res, nil
+	return nil
 }
 
 func describeProblems(l *Listing) string {

@@ -1,4 +1,4 @@
-package generate
+package codex
 
 import (
 	"crypto/sha256"
@@ -11,12 +11,12 @@ import (
 	"testing"
 )
 
-// TestCodexHookHashRecorded compares CodexHookKey and CodexHookHash with the
+// TestHookHashRecorded compares HookKey and HookHash with the
 // keys and hashes the real codex 0.171.0 reported through app-server
 // hooks/list for the fixtures in testdata/codex-trust (re-recorded by
 // scripts/record-codex-trust.sh). It does not need codex.
-func TestCodexHookHashRecorded(t *testing.T) {
-	inputs, err := filepath.Glob(filepath.Join("..", "testdata", "codex-trust", "*.hooks.json"))
+func TestHookHashRecorded(t *testing.T) {
+	inputs, err := filepath.Glob(filepath.Join("..", "..", "..", "..", "testdata", "codex-trust", "*.hooks.json"))
 	if err != nil || len(inputs) == 0 {
 		t.Fatalf("no fixtures (%v)", err)
 	}
@@ -56,11 +56,11 @@ func TestCodexHookHashRecorded(t *testing.T) {
 						t.Fatal(err)
 					}
 					for hi := range g.Hooks {
-						key := CodexHookKey(hooksFile, event, gi, hi)
-						hash, err := CodexHookHash(event, group, hi)
+						key := HookKey(hooksFile, event, gi, hi)
+						hash, err := HookHash(event, group, hi)
 						if err != nil {
 							if _, listed := want[key]; listed {
-								t.Errorf("%s: codex lists it, CodexHookHash fails: %v", key, err)
+								t.Errorf("%s: codex lists it, HookHash fails: %v", key, err)
 							}
 							continue
 						}
@@ -77,7 +77,7 @@ func TestCodexHookHashRecorded(t *testing.T) {
 				g, ok := got[key]
 				switch {
 				case !ok:
-					t.Errorf("%s: codex lists it, CodexHookKey never produced it", key)
+					t.Errorf("%s: codex lists it, HookKey never produced it", key)
 				case g != w:
 					t.Errorf("%s: hash %s, codex says %s", key, g, w)
 				default:
@@ -86,7 +86,7 @@ func TestCodexHookHashRecorded(t *testing.T) {
 			}
 			for key := range got {
 				if _, ok := want[key]; !ok {
-					t.Errorf("%s: CodexHookHash accepts a handler codex does not list", key)
+					t.Errorf("%s: HookHash accepts a handler codex does not list", key)
 				}
 			}
 		})
@@ -108,10 +108,10 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 }
 
-func TestCodexHookHashKnown(t *testing.T) {
+func TestHookHashKnown(t *testing.T) {
 	// The shape nowhook installs, hashed by codex 0.171.0 (measured).
 	group := `{"matcher":"compact","hooks":[{"type":"command","command":"echo hi","timeout":10}]}`
-	got, err := CodexHookHash("SessionStart", []byte(group), 0)
+	got, err := HookHash("SessionStart", []byte(group), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,12 +121,12 @@ func TestCodexHookHashKnown(t *testing.T) {
 	}
 	// Whitespace, key order and unknown keys in the file do not matter.
 	reordered := "{\n  \"hooks\": [ {\"timeout\": 10, \"extra\": [1], \"command\": \"echo hi\", \"type\": \"command\"} ],\n  \"matcher\": \"compact\", \"note\": {}\n}"
-	if got2, err := CodexHookHash("SessionStart", []byte(reordered), 0); err != nil || got2 != want {
+	if got2, err := HookHash("SessionStart", []byte(reordered), 0); err != nil || got2 != want {
 		t.Errorf("reordered group: %s, %v; want %s", got2, err, want)
 	}
 }
 
-func TestCodexHookKey(t *testing.T) {
+func TestHookKey(t *testing.T) {
 	for _, tc := range []struct {
 		event   string
 		g, h    int
@@ -137,16 +137,16 @@ func TestCodexHookKey(t *testing.T) {
 		{"PreCompact", 1, 0, "/r/.codex/hooks.json:pre_compact:1:0"},
 		{"MadeUpEvent", 0, 1, "/r/.codex/hooks.json:made_up_event:0:1"},
 	} {
-		if got := CodexHookKey("/r/.codex/hooks.json", tc.event, tc.g, tc.h); got != tc.wantKey {
-			t.Errorf("CodexHookKey(%s, %d, %d) = %s, want %s", tc.event, tc.g, tc.h, got, tc.wantKey)
+		if got := HookKey("/r/.codex/hooks.json", tc.event, tc.g, tc.h); got != tc.wantKey {
+			t.Errorf("HookKey(%s, %d, %d) = %s, want %s", tc.event, tc.g, tc.h, got, tc.wantKey)
 		}
 	}
-	if _, ok := CodexEventKey("sessionStart"); ok {
-		t.Error("CodexEventKey accepts camelCase; codex only loads PascalCase event names")
+	if _, ok := EventKey("sessionStart"); ok {
+		t.Error("EventKey accepts camelCase; codex only loads PascalCase event names")
 	}
 }
 
-func TestCodexHookHashRejects(t *testing.T) {
+func TestHookHashRejects(t *testing.T) {
 	for _, tc := range []struct {
 		name, event, group string
 		handler            int
@@ -173,22 +173,22 @@ func TestCodexHookHashRejects(t *testing.T) {
 		{"invalid UTF-8", "Stop", "{\"hooks\":[{\"type\":\"command\",\"command\":\"a\xff\"}]}", 0, "UTF-8"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := CodexHookHash(tc.event, []byte(tc.group), tc.handler)
+			got, err := HookHash(tc.event, []byte(tc.group), tc.handler)
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Fatalf("CodexHookHash = %q, %v; want an error containing %q", got, err, tc.wantErr)
+				t.Fatalf("HookHash = %q, %v; want an error containing %q", got, err, tc.wantErr)
 			}
 		})
 	}
 }
 
-// TestCodexHookHashNotEncodingJSON guards the two ways Go's encoding/json
+// TestHookHashNotEncodingJSON guards the two ways Go's encoding/json
 // would silently produce a different hash: HTML escaping and U+2028/U+2029.
-func TestCodexHookHashNotEncodingJSON(t *testing.T) {
-	a, err := CodexHookHash("Stop", []byte(`{"hooks":[{"type":"command","command":"a <b> & \u2028"}]}`), 0)
+func TestHookHashNotEncodingJSON(t *testing.T) {
+	a, err := HookHash("Stop", []byte(`{"hooks":[{"type":"command","command":"a <b> & \u2028"}]}`), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := CodexHookHash("Stop", []byte(`{"hooks":[{"type":"command","command":"a \u003cb\u003e \u0026 \u2028"}]}`), 0)
+	b, err := HookHash("Stop", []byte(`{"hooks":[{"type":"command","command":"a \u003cb\u003e \u0026 \u2028"}]}`), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,232 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The Gemini CLI re-inject (docs/gemini-reinject.md): a BeforeModel hook
+// running templates/gemini-turn.sh, which runs `nowhook reminder
+// --gemini-turn`. The tests write the hook themselves, as the agent row
+// gemini=reinject is to write it: .gemini/settings.json and
+// .gemini/hooks/kanbus-gemini-turn.sh.
+
+// geminiTurnHook is the settings entry the tests install: BeforeModel,
+// every request (matcher "*"), timeout in milliseconds. Gemini CLI
+// replaces $GEMINI_PROJECT_DIR in the command with the session's
+// directory, shell-quoted, before bash runs it.
+const geminiTurnHook = `{
+  "hooks": {
+    "BeforeModel": [
+      {"matcher": "*", "hooks": [{"type": "command", "command": "$GEMINI_PROJECT_DIR/.gemini/hooks/kanbus-gemini-turn.sh", "timeout": 10000}]}
+    ]
+  }
+}
+`
+
+// installGeminiTurn writes the hook and its wrapper, from the template,
+// into the sandbox's repository.
+func installGeminiTurn(t *testing.T, s *sandbox) {
+	t.Helper()
+	tmpl, err := os.ReadFile(filepath.Join("..", "..", "..", "templates", "gemini-turn.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := strings.ReplaceAll(string(tmpl), "@TIMEOUT@", "5s")
+	writeFile(t, filepath.Join(s.repo, ".gemini", "hooks", "kanbus-gemini-turn.sh"), script, 0o755)
+	writeFile(t, filepath.Join(s.repo, ".gemini", "settings.json"), geminiTurnHook, 0o644)
+}
+
+// geminiMultiEnv is geminiEnv for a geminiMultiMock.
+func geminiMultiEnv(t *testing.T, s *sandbox, m *geminiMultiMock) []string {
+	t.Helper()
+	writeFile(t, filepath.Join(s.home, ".gemini", "settings.json"), geminiUserSettings, 0o644)
+	return s.env([]string{
+		"GEMINI_API_KEY=dummy",
+		"GOOGLE_GEMINI_BASE_URL=" + m.srv.URL,
+		"GEMINI_CLI_TRUST_WORKSPACE=true",
+	})
+}
+
+// runGeminiMulti runs `gemini -m MODEL -p hello` in the repository and
+// returns every request the mock received.
+func runGeminiMulti(t *testing.T, ctx context.Context, s *sandbox, m *geminiMultiMock, bin string, env []string) []recordedRequest {
+	t.Helper()
+	res := runCmd(t, ctx, env, s.repo, "", bin, "-m", geminiModel, "-p", "hello")
+	reqs := m.requests()
+	dumpRequests(t, reqs)
+	if res.err != nil {
+		t.Fatalf("gemini -p: %v\nstdout:\n%s\nstderr:\n%s", res.err, res.stdout, res.stderr)
+	}
+	if !strings.Contains(res.stdout, "from the mock.") {
+		t.Fatalf("gemini did not print the model's answer\nstdout:\n%s\nstderr:\n%s", res.stdout, res.stderr)
+	}
+	if !strings.Contains(res.stderr, "kanbus-gemini-turn.sh") {
+		t.Fatalf("Gemini CLI did not list the project's hook (it warns about every project hook it runs):\n%s", res.stderr)
+	}
+	for i, r := range reqs {
+		if r.Kind == "other" {
+			t.Errorf("request %d: unexpected %s %s", i, r.Method, r.Path)
+		}
+	}
+	return reqs
+}
+
+// geminiTwoCompressions installs the hook in a sandbox whose kbs behaves
+// as mode and runs Gemini CLI once, forcing two compressions and then
+// continues more requests.
+func geminiTwoCompressions(t *testing.T, mode kbsMode, continues int) (*sandbox, []recordedRequest) {
+	t.Helper()
+	bin := findClient(t, "GEMINI_BIN", "gemini")
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	s := newSandbox(t, mode)
+	installGeminiTurn(t, s)
+	m := newGeminiMultiMock(t, 2, continues)
+	env := geminiMultiEnv(t, s, m)
+	clientVersion(t, ctx, env, bin)
+	return s, runGeminiMulti(t, ctx, s, m, bin, env)
+}
+
+// geminiFirstTurns returns, for each compression (a summary request), the
+// index of the first turn request after it; and the indexes of all turns.
+func geminiFirstTurns(t *testing.T, reqs []recordedRequest) (first, turns []int) {
+	t.Helper()
+	for i, r := range reqs {
+		switch r.Kind {
+		case "summary":
+			first = append(first, -1)
+		case "turn":
+			turns = append(turns, i)
+			if n := len(first); n > 0 && first[n-1] < 0 {
+				first[n-1] = i
+			}
+		}
+	}
+	for n, i := range first {
+		if i < 0 {
+			t.Fatalf("no turn request after compression %d", n+1)
+		}
+	}
+	return first, turns
+}
+
+// TestGeminiReinjectAfterCompression: with the BeforeModel hook, the
+// reminder is in the first request after each of two compressions, once,
+// right after that compression's summary, and in no other request: not
+// before the first compression, not in the request after the first one
+// that followed a compression, and not in the summary requests.
+func TestGeminiReinjectAfterCompression(t *testing.T) {
+	s, reqs := geminiTwoCompressions(t, kbsFixture, 1)
+
+	reminder := expectedReminder(t)
+	first, turns := geminiFirstTurns(t, reqs)
+	if len(first) != 2 {
+		t.Fatalf("Gemini CLI compressed %d times, want 2: the mock did not force what the test needs", len(first))
+	}
+	if len(turns) != 4 {
+		t.Fatalf("%d turn requests, want 4 (hello, two after the compressions, one more)", len(turns))
+	}
+	want := map[int]int{first[0]: 1, first[1]: 2} // request index -> compression
+	for i, r := range reqs {
+		got := countIn(t, r.Body, reminder)
+		n, isFirst := want[i]
+		switch {
+		case !isFirst && got > 0:
+			t.Errorf("request %d (%s) carries the reminder %d times; only the first request after each compression may", i, r.Kind, got)
+		case isFirst && got != 1:
+			t.Errorf("request %d, the first after compression %d, carries the reminder %d times, want once", i, n, got)
+		case isFirst:
+			c := geminiContents(t, r)
+			text := c[0].text()
+			at, snap := strings.Index(text, reminder), strings.Index(text, geminiSnapshot(n))
+			if snap < 0 || at < snap {
+				t.Errorf("request %d: the reminder is not after the summary of compression %d in the first message:\n%.3000s", i, n, text)
+			}
+			if len(c) < 2 || c[1].text() != "Got it. Thanks for the additional context!" {
+				t.Errorf("request %d: the CLI's acknowledgement no longer follows the summary: %+v", i, c)
+			}
+		}
+	}
+	if calls := s.kbsCalls(t); calls != 2 {
+		t.Errorf("kbs ran %d times, want 2 (once per compression)", calls)
+	}
+	if !t.Failed() {
+		t.Logf("the reminder is in requests %d and %d, the first after each compression, once each; in none of the other %d requests (turns at %v)",
+			first[0], first[1], len(reqs)-2, turns)
+	}
+}
+
+// TestGeminiReinjectKbsFails: when kbs fails, the hook runs after each
+// compression and no request carries anything of the reminder; Gemini CLI
+// goes on as usual.
+func TestGeminiReinjectKbsFails(t *testing.T) {
+	s, reqs := geminiTwoCompressions(t, kbsFailing, 0)
+
+	if first, _ := geminiFirstTurns(t, reqs); len(first) != 2 {
+		t.Fatalf("Gemini CLI compressed %d times, want 2", len(first))
+	}
+	for i, r := range reqs {
+		for _, w := range []string{"Kanbus WIP", "kbs-abc", "Right-now summary"} {
+			if bodyContains(t, r.Body, w) {
+				t.Errorf("request %d (%s) contains %q though kbs failed", i, r.Kind, w)
+			}
+		}
+	}
+	// Once per compression, and once more with --raw after the failure.
+	calls := s.kbsCalls(t)
+	if calls < 2 || calls > 4 {
+		t.Errorf("kbs ran %d times, want 2 to 4 (one try, and one retry with --raw, per compression)", calls)
+	}
+	if !t.Failed() {
+		t.Logf("kbs failed %d times over 2 compressions; none of the %d requests carries any of the reminder", calls, len(reqs))
+	}
+}
+
+// TestGeminiReinjectSubfolder: Gemini CLI started in sub/deeper of the
+// repository does not load the root's .gemini/settings.json, so the hook
+// never runs there and no request carries the reminder, though the
+// history was compressed. (When this fails, a new client loads project
+// hooks from the folders above: check $GEMINI_PROJECT_DIR in the command,
+// which is the start directory.)
+func TestGeminiReinjectSubfolder(t *testing.T) {
+	bin := findClient(t, "GEMINI_BIN", "gemini")
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	s := newSandbox(t, kbsFixture)
+	installGeminiTurn(t, s)
+	sub := filepath.Join(s.repo, "sub", "deeper")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := newGeminiMultiMock(t, 1, 0)
+	env := geminiMultiEnv(t, s, m)
+	clientVersion(t, ctx, env, bin)
+	res := runCmd(t, ctx, env, sub, "", bin, "-m", geminiModel, "-p", "hello")
+	reqs := m.requests()
+	dumpRequests(t, reqs)
+	if res.err != nil {
+		t.Fatalf("gemini -p in sub/deeper: %v\n%s%s", res.err, res.stdout, res.stderr)
+	}
+	if first, _ := geminiFirstTurns(t, reqs); len(first) != 1 {
+		t.Fatalf("Gemini CLI compressed %d times, want 1", len(first))
+	}
+	if strings.Contains(res.stderr, "kanbus-gemini-turn.sh") {
+		t.Errorf("Gemini CLI started in sub/deeper lists the root's project hook: it loads project settings from the folders above now\n%s", res.stderr)
+	}
+	reminder := expectedReminder(t)
+	for i, r := range reqs {
+		if countIn(t, r.Body, reminder) > 0 {
+			t.Errorf("request %d (%s) carries the reminder", i, r.Kind)
+		}
+	}
+	if calls := s.kbsCalls(t); calls != 0 {
+		t.Errorf("kbs ran %d times", calls)
+	}
+	if !t.Failed() {
+		t.Logf("started in sub/deeper: the root's hook did not run (no project hook listed, kbs never ran) and none of the %d requests carries the reminder", len(reqs))
+	}
+}
