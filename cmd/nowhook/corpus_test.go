@@ -146,7 +146,7 @@ func entriesIn(t *testing.T, root string) []string {
 		if d.Name() == ".git" {
 			return filepath.SkipDir
 		}
-		out = append(out, relTo(root, p))
+		out = append(out, relSlash(root, p))
 		return nil
 	})
 	return out
@@ -273,7 +273,7 @@ func filesIn(t *testing.T, root string) []string {
 	var files []string
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
-			files = append(files, relTo(root, p))
+			files = append(files, relSlash(root, p))
 		}
 		return nil
 	})
@@ -281,3 +281,12 @@ func filesIn(t *testing.T, root string) []string {
 }
 
 func standardize(b []byte) ([]byte, error) { return hujson.Standardize(append([]byte(nil), b...)) }
+
+// relSlash is path relative to root, slash-separated.
+func relSlash(root, path string) string {
+	r, err := filepath.Rel(root, path)
+	if err != nil {
+		return path
+	}
+	return filepath.ToSlash(r)
+}

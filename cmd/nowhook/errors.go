@@ -17,6 +17,12 @@ type cmdError struct {
 	status int
 	// untouched: nothing was written, and the user is told so.
 	untouched bool
+	// bare: the message is printed after "nowhook:" alone, without the
+	// command's name.
+	bare bool
+	// then is said below the message: what still holds after a failure
+	// ("The hook files were written; only the trust step failed.").
+	then string
 }
 
 func (e *cmdError) Error() string { return e.err.Error() }
@@ -39,20 +45,35 @@ func failedUntouched(err error) error {
 	return &cmdError{err: err, status: exitFailed, untouched: true}
 }
 
+// failedAfterWrite is a failure once the files were written: exit 1,
+// and then says what holds.
+func failedAfterWrite(err error, then string) error {
+	return &cmdError{err: err, status: exitFailed, then: then}
+}
+
 // errAborted is the user's Ctrl-C or Esc in the wizard: exit 130.
 var errAborted = &cmdError{err: errors.New("aborted"), status: exitAborted, untouched: true}
 
-// errSilent ends a command whose message was already printed.
+// errSilent ends a command with a status and no message: what it printed
+// already says why (doctor's table).
 type errSilent struct{ status int }
 
 func (e errSilent) Error() string { return fmt.Sprintf("exit status %d", e.status) }
 
 // exit prints err once, as "nowhook COMMAND: message", and returns the
 // exit status it means. A plain error is a failure (exit 1) after which
-// the message itself says what was written.
+// the message itself says what was written. Failures joined by
+// errors.Join are said each on its own; the worst status wins.
 func exit(command string, err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
+	}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		status := exitOK
+		for _, e := range joined.Unwrap() {
+			status = max(status, exit(command, e, stderr))
+		}
+		return status
 	}
 	var silent errSilent
 	if errors.As(err, &silent) {
@@ -68,28 +89,55 @@ func exit(command string, err error, stderr io.Writer) int {
 				msg += "\nNothing was written."
 			}
 		}
-		fmt.Fprintf(stderr, "nowhook %s: %s\n", command, msg)
+		if ce.then != "" {
+			msg += "\n" + ce.then
+		}
+		if ce.bare {
+			command = ""
+		}
+		fmt.Fprintf(stderr, "%s: %s\n", strings.TrimSpace("nowhook "+command), msg)
 		return ce.status
 	}
 	fmt.Fprintf(stderr, "nowhook %s: %v\n", command, err)
 	return exitFailed
 }
 
-// parseFlags parses a command's flags. --help prints about and the flags
-// to stdout (done); a bad flag or an argument that is not a flag is a
-// usage error of one line that points at --help.
-func parseFlags(fs *flag.FlagSet, args []string, about string, std stdio) (done bool, err error) {
+// help is a command's --help: about, then its flags as printFlags writes
+// them; or, for a command that writes its help whole (doctor), whole.
+type help struct{ about, whole string }
+
+// usageError is a bad flag or argument (err): exit 2. With the help
+// written whole (doctor's), the whole help follows the message, and
+// nothing is said of writing (doctor never writes); otherwise it is one
+// line, which names pointTo's --help when set, and "Nothing was written."
+func (h help) usageError(err error, pointTo string) error {
+	switch {
+	case h.whole != "":
+		return &cmdError{err: fmt.Errorf("%w\n\n%s", err, strings.TrimSuffix(h.whole, "\n")), status: exitUsage}
+	case pointTo != "":
+		return usageError("%s (%s --help lists the flags)", dashDash(err.Error()), pointTo)
+	}
+	return usageError("%v", err)
+}
+
+// parseFlags parses a command's flags. --help prints the help to stdout
+// (done); a bad flag or an argument that is not a flag is a usage error.
+func parseFlags(fs *flag.FlagSet, args []string, h help, std stdio) (done bool, err error) {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(std.out, about)
-			printFlags(std.out, fs)
-			return true, nil
+		if !errors.Is(err, flag.ErrHelp) {
+			return true, h.usageError(err, fs.Name())
 		}
-		return true, usageError("%s (%s --help lists the flags)", dashDash(err.Error()), fs.Name())
+		if h.whole != "" {
+			fmt.Fprint(std.out, h.whole)
+		} else {
+			fmt.Fprint(std.out, h.about)
+			printFlags(std.out, fs)
+		}
+		return true, nil
 	}
 	if fs.NArg() > 0 {
-		return true, usageError("unexpected argument %q", fs.Arg(0))
+		return true, h.usageError(fmt.Errorf("unexpected argument %q", fs.Arg(0)), "")
 	}
 	return false, nil
 }

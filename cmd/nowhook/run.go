@@ -6,7 +6,6 @@ import (
 	"runtime/debug"
 
 	"github.com/nowhook/nowhook/cmd/internal/reminder"
-	"github.com/nowhook/nowhook/cmd/nowhook/internal/doctor"
 )
 
 // stdio is the command's standard streams; tests pass their own.
@@ -47,11 +46,11 @@ func run(args []string, io stdio) int {
 		// The hook runtime: first, so nothing else runs on the hot path.
 		return reminder.Run(args[1:], io.in, io.out, io.err)
 	case "setup":
-		return runSetup(args[1:], io)
+		return exit("setup", setupCmd(args[1:], io), io.err)
 	case "remove":
-		return runRemove(args[1:], io)
+		return exit("remove", removeCmd(args[1:], io), io.err)
 	case "doctor":
-		return doctor.Main(args[1:], io.in, io.out, io.err)
+		return exit("doctor", doctorCmd(args[1:], io), io.err)
 	case "version", "--version", "-version":
 		fmt.Fprintln(io.out, versionString())
 		return exitOK

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/engine"
 )
 
 // --scope: where setup and remove work. The project scope (the default) is
@@ -71,7 +72,7 @@ func setupUser(o setupOptions, io stdio) error {
 	if err != nil {
 		return refused(err)
 	}
-	var targets []target
+	var targets []engine.Target
 	for _, c := range choices {
 		ua, err := userTarget(c.Agent)
 		if err != nil {
@@ -80,11 +81,10 @@ func setupUser(o setupOptions, io stdio) error {
 		if c.Mode != agent.Reinject {
 			return refused(fmt.Errorf("--scope user --agents %s=%s: the user scope has only the hook that re-injects; on-demand blocks are written per repository (nowhook setup --agents %s=%s there)", c.Agent.Name, c.Mode, c.Agent.Name, c.Mode))
 		}
-		targets = append(targets, target{agent: ua, mode: agent.Reinject})
+		targets = append(targets, engine.Target{Agent: ua, Mode: agent.Reinject})
 	}
 	if !o.yes && !o.dryRun && !o.accessible && !isTerminal(io.in, io.out) {
-		fmt.Fprintln(io.err, noTerminal+"\nNothing was written.")
-		return errSilent{exitUsage}
+		return errNoTerminal
 	}
 	return reconcileUser(targets, agent.Options{Budget: o.budget, Force: o.force}, o.yes, o.dryRun, o.fullDiff, o.accessible, "setup", io)
 }
@@ -102,13 +102,13 @@ func removeUser(o removeOptions, named []*agent.Agent, io stdio) error {
 			}
 		}
 	}
-	var targets []target
+	var targets []engine.Target
 	for _, a := range named {
 		ua, err := userTarget(a)
 		if err != nil {
 			return refused(err)
 		}
-		targets = append(targets, target{agent: ua})
+		targets = append(targets, engine.Target{Agent: ua})
 	}
 	if !o.yes && !o.dryRun && !o.accessible && !isTerminal(io.in, io.out) {
 		return usageError("remove needs a terminal to ask before it deletes anything; pass --yes to remove without asking")
@@ -119,54 +119,40 @@ func removeUser(o removeOptions, named []*agent.Agent, io stdio) error {
 // reconcileUser plans, checks and writes the user scope of the targets as
 // one plan over absolute paths (its root is the file-system root), with
 // the record of what it created kept outside any repository.
-func reconcileUser(targets []target, opts agent.Options, yes, dryRun, fullDiff, accessible bool, verb string, io stdio) error {
-	p := newPlan(string(filepath.Separator))
-	rec := loadUserRecord()
-	plans, err := reconcile(p, rec, targets, nil, opts)
-	if err == nil {
-		err = p.check()
-	}
+func reconcileUser(targets []engine.Target, opts agent.Options, yes, dryRun, fullDiff, accessible bool, verb string, io stdio) error {
+	pl, err := engine.Reconcile(engine.Request{Root: string(filepath.Separator), Targets: targets, Options: opts, User: true})
 	if err != nil {
 		// Shown with ~ for the home directory, as the summary shows it.
 		return refused(errors.New(osutil.TildeHome(err.Error())))
 	}
 	out := &tildeWriter{w: io.out}
 	if dryRun {
-		if !p.writeDiff(out, fullDiff) {
+		if !pl.WriteDiff(out, fullDiff) {
 			fmt.Fprintln(out, "No changes.")
 		}
-		printNotes(out, p)
+		pl.WriteNotes(out)
 		return nil
 	}
-	if verb == "remove" && !anyChanged(p) {
+	if verb == "remove" && !pl.Changed() {
 		fmt.Fprintln(out, "Nothing of nowhook's was found in your user settings; nothing changed.")
-		printNotes(out, p)
+		pl.WriteNotes(out)
 		return nil
 	}
 	if !yes {
-		if err := review(newAsker(accessible, io), p, verb, io); err != nil {
+		if err := review(newAsker(accessible, io), pl, verb, io); err != nil {
 			return err
 		}
 	}
-	if err := p.write(); err != nil {
+	if err := pl.Write(); err != nil {
 		return err
 	}
-	rec.update(p, p.madeDirs)
-	rec.forgetKept()
-	rec.save()
-	var acting []*agentPlan
-	for _, ap := range plans {
-		if len(ap.steps) > 0 {
-			acting = append(acting, ap)
-		}
-	}
-	printSummary(out, acting, func(t target) string {
+	pl.WriteSummary(out, true, func(t engine.Target) string {
 		if verb == "remove" {
 			return ""
 		}
-		return "user scope: every " + t.agent.Title + " session on this machine, started in any folder of a Kanbus project, gets the reminder after compaction (where the project's own nowhook hook runs too, this one prints nothing)"
+		return "user scope: every " + t.Agent.Title + " session on this machine, started in any folder of a Kanbus project, gets the reminder after compaction (where the project's own nowhook hook runs too, this one prints nothing)"
 	})
-	printNotes(out, p)
+	pl.WriteNotes(out)
 	return nil
 }
 
@@ -180,40 +166,20 @@ func (t *tildeWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// userInstalled reports whether the agent's user-scope hook is in place:
-// the entry in its user settings and the wrapper it runs. It returns the
-// settings file, for messages.
-func userInstalled(a *agent.Agent) (string, bool) {
-	if a.Scope.User == nil {
-		return "", false
-	}
-	dir, err := a.Scope.User.Folder(os.Getenv, os.Getenv("HOME"))
-	if err != nil {
-		return "", false
-	}
-	h := a.UserHook(dir)
-	b, err := os.ReadFile(h.File.Path)
-	if err != nil || !h.Present(b) {
-		return h.File.Path, false
-	}
-	info, err := os.Stat(h.Script)
-	return h.File.Path, err == nil && info.Mode().IsRegular() && info.Mode()&0o111 != 0
-}
-
 // subFolderNote is what setup's summary line says of a project-scope
 // re-inject agent whose sessions started in a sub-folder run no project
 // hook: that they get no reminder and the command that covers them, or
 // that the user-scope hook already does.
-func subFolderNote(t target) string {
-	gap := t.agent.SubFolderGap()
-	if t.mode != agent.Reinject || gap == "" {
+func subFolderNote(t engine.Target) string {
+	gap := t.Agent.SubFolderGap()
+	if t.Mode != agent.Reinject || gap == "" {
 		return ""
 	}
-	if file, ok := userInstalled(t.agent); ok {
+	if file, ok := t.Agent.UserInstalled(os.Getenv, os.Getenv("HOME")); ok {
 		return "sessions started in a sub-folder get the reminder from your user-scope hook in " + osutil.TildeHome(file)
 	}
-	if t.agent.Scope.User == nil {
+	if t.Agent.Scope.User == nil {
 		return gap
 	}
-	return gap + "; for them: nowhook setup --scope user --agents " + t.agent.Name
+	return gap + "; for them: nowhook setup --scope user --agents " + t.Agent.Name
 }

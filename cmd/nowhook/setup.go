@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/doctor"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/engine"
 	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/templates"
 )
@@ -49,11 +51,10 @@ const (
 	maxBudget = 30 * time.Second
 )
 
-const noTerminal = "nowhook: setup needs a terminal to ask questions; pass --yes to accept the detected defaults"
-
-func runSetup(args []string, io stdio) int {
-	return exit("setup", setupCmd(args, io), io.err)
-}
+// errNoTerminal is setup without --yes where it cannot ask: in the words
+// README's "Commands" section quotes, which name no command after
+// "nowhook:", then its promise for exit 2.
+var errNoTerminal = &cmdError{err: errors.New("setup needs a terminal to ask questions; pass --yes to accept the detected defaults"), status: exitUsage, untouched: true, bare: true}
 
 func setupCmd(args []string, io stdio) error {
 	var o setupOptions
@@ -72,7 +73,7 @@ func setupCmd(args []string, io stdio) error {
 	fs.BoolVar(&o.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask line by line, for screen readers (answers may come from a pipe)")
 	fs.StringVar(&o.scope, "scope", scopeProject, "project: the repository; user: your own settings of the agents named with --agents ("+strings.Join(userNames(), ", ")+"), read by every session on this machine wherever it starts")
 	const about = "Usage: nowhook setup [flags]\n\nInstalls the Kanbus compaction hook for the repository's agents, and takes\naway what nowhook installed for a mode an agent no longer uses.\n\nFlags:\n"
-	if done, err := parseFlags(fs, args, about, io); done || err != nil {
+	if done, err := parseFlags(fs, args, help{about: about}, io); done || err != nil {
 		return err
 	}
 	fs.Visit(func(f *flag.Flag) {
@@ -125,8 +126,7 @@ func setupCmd(args []string, io stdio) error {
 	}
 	if !o.yes {
 		if !o.accessible && !isTerminal(io.in, io.out) {
-			fmt.Fprintln(io.err, noTerminal+"\nNothing was written.") // SPEC's exact words, then README's promise for exit 2
-			return errSilent{exitUsage}
+			return errNoTerminal
 		}
 		o.ask = newAsker(o.accessible, io)
 		if choices, err = runWizard(&o, root, found, choices, io); err != nil {
@@ -203,39 +203,23 @@ func anyDetected(found []agent.Found) bool {
 	return false
 }
 
-// checkpointState reports whether the agent has its checkpoint installed
-// in root, and the threshold it was installed with.
-func checkpointState(root string, a *agent.Agent) (on bool, at int) {
-	for _, art := range a.Checkpoint {
-		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(art.Path())))
-		if err != nil || !art.Present(b) {
-			continue
-		}
-		on = true
-		if n, ok := agent.CheckpointIn(b); ok {
-			at = n
-		}
-	}
-	return on, at
-}
-
 // setupTargets turns the choices into the desired state: each agent's
 // mode, and its checkpoint as --checkpoint says, else as installed. It
 // returns the checkpoint's threshold: --checkpoint-at, else what is
 // installed, else the default.
-func setupTargets(o setupOptions, root string, choices []agent.Choice, io stdio) ([]target, int) {
-	var targets []target
+func setupTargets(o setupOptions, root string, choices []agent.Choice, io stdio) ([]engine.Target, int) {
+	var targets []engine.Target
 	at := o.checkpointAt
 	for _, c := range choices {
-		t := target{agent: c.Agent, mode: c.Mode, checkpoint: o.checkpoint}
+		t := engine.Target{Agent: c.Agent, Mode: c.Mode, Checkpoint: o.checkpoint}
 		if !o.checkpointSet {
-			var was int
-			t.checkpoint, was = checkpointState(root, c.Agent)
+			in := c.Agent.InstalledIn(root, false)
+			t.Checkpoint = in.Checkpoint
 			if at == 0 {
-				at = was
+				at = in.CheckpointAt
 			}
 		}
-		if t.checkpoint && len(c.Agent.Checkpoint) == 0 && o.checkpointSet {
+		if t.Checkpoint && len(c.Agent.Checkpoint) == 0 && o.checkpointSet {
 			fmt.Fprintf(io.out, "Note: %s has no hook that can add context mid-session, so it gets no automatic checkpoint; its kbs-now block says how to write one by hand.\n", c.Agent.Title)
 		}
 		targets = append(targets, t)
@@ -252,8 +236,8 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 	targets, at := setupTargets(o, root, choices, io)
 	var trusting []*agent.Agent
 	for _, t := range targets {
-		if t.agent.NeedsTrust(t.mode, t.checkpoint) {
-			trusting = append(trusting, t.agent)
+		if t.Agent.Desire(t.Mode, t.Checkpoint).Trust {
+			trusting = append(trusting, t.Agent)
 		}
 	}
 	if o.trust && len(trusting) == 0 {
@@ -274,34 +258,28 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 		}
 		fmt.Fprintf(io.out, "No agent detected; configuring %s.\n", strings.Join(names, " and "))
 	}
-	p := newPlan(root)
-	rec := loadRecord(root)
-	plans, err := reconcile(p, rec, targets, inUse(root, rec, targets, found), agent.Options{Budget: o.budget, Force: o.force, CheckpointAt: at})
-	if err == nil {
-		err = p.check()
-	}
+	pl, err := engine.Reconcile(engine.Request{Root: root, Targets: targets, Found: found,
+		Options: agent.Options{Budget: o.budget, Force: o.force, CheckpointAt: at}})
 	if err != nil {
 		return refused(err)
 	}
 	if o.dryRun {
-		if !p.writeDiff(io.out, o.fullDiff) {
+		if !pl.WriteDiff(io.out, o.fullDiff) {
 			fmt.Fprintln(io.out, "No changes.")
 		}
-		printNotes(io.out, p)
+		pl.WriteNotes(io.out)
 		return nil
 	}
 	if !o.yes {
-		if err := review(o.ask, p, "setup", io); err != nil {
+		if err := review(o.ask, pl, "setup", io); err != nil {
 			return err
 		}
 	}
-	if err := p.write(); err != nil {
+	if err := pl.Write(); err != nil {
 		return err
 	}
-	rec.update(p, p.madeDirs)
-	rec.save()
-	printSummary(io.out, plans, func(t target) string { return onDemandReason(t, o) }, subFolderNote)
-	var failure error
+	pl.WriteSummary(io.out, false, func(t engine.Target) string { return onDemandReason(t, o) }, subFolderNote)
+	var failures []error
 	ctx := context.Background()
 	for _, a := range trusting {
 		if !o.trust {
@@ -310,20 +288,18 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 		}
 		msg, err := a.Trust.Record(ctx, root)
 		if err != nil {
-			fmt.Fprintf(io.err, "nowhook setup: --trust-codex: %v\nThe hook files were written; only the trust step failed.\n", err)
-			failure = errSilent{exitFailed}
+			failures = append(failures, failedAfterWrite(fmt.Errorf("--trust-codex: %w", err), "The hook files were written; only the trust step failed."))
 			continue
 		}
 		fmt.Fprintln(io.out, osutil.TildeHome(msg))
 	}
-	if err := forgetTrust(ctx, root, plans, io.out); err != nil {
-		fmt.Fprintf(io.err, "nowhook setup: %v\n", err)
-		failure = errSilent{exitFailed}
+	if err := pl.ForgetTrust(ctx, io.out); err != nil {
+		failures = append(failures, err)
 	}
-	printNotes(io.out, p)
+	pl.WriteNotes(io.out)
 	kanbusNote(io.out, root, targets)
 	doctorWarnings(io.out, root, choices)
-	return failure
+	return errors.Join(failures...)
 }
 
 // kanbusNote says where the Kanbus project is when the hook might not find
@@ -331,9 +307,9 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 // session's directory up to the git root. A repository whose projects all
 // lie in sub-folders gets each one named with what a session started
 // there needs from the agents set up with a hook.
-func kanbusNote(w io.Writer, root string, targets []target) {
+func kanbusNote(w io.Writer, root string, targets []engine.Target) {
 	from, _ := os.Getwd()
-	if !within(root, from) {
+	if !engine.Within(root, from) {
 		from = root
 	}
 	// --dir as the user types it, from where they are.
@@ -357,8 +333,8 @@ func kanbusNote(w io.Writer, root string, targets []target) {
 	if len(k.Projects) > 0 {
 		var hooked []*agent.Agent
 		for _, t := range targets {
-			if t.mode == agent.Reinject {
-				hooked = append(hooked, t.agent)
+			if t.Mode == agent.Reinject {
+				hooked = append(hooked, t.Agent)
 			}
 		}
 		fmt.Fprintln(w, "Note: "+doctor.ProjectsBelowNote(k, hooked, dirArg))
@@ -394,17 +370,17 @@ func doctorWarnings(w io.Writer, root string, choices []agent.Choice) {
 
 // onDemandReason says why an agent is on demand only: the platform's
 // reason, or that it was chosen.
-func onDemandReason(t target, o setupOptions) string {
-	if t.mode == agent.Reinject || t.mode == "" {
+func onDemandReason(t engine.Target, o setupOptions) string {
+	if t.Mode == agent.Reinject || t.Mode == "" {
 		return ""
 	}
-	if reason := t.agent.OnDemandOnly(); reason != "" {
+	if reason := t.Agent.OnDemandOnly(); reason != "" {
 		return "on-demand only: " + reason
 	}
 	if o.wizard {
 		return "on-demand only: chosen in the wizard"
 	}
-	return "on-demand only: chosen with --agents " + t.agent.Name + "=" + string(t.mode)
+	return "on-demand only: chosen with --agents " + t.Agent.Name + "=" + string(t.Mode)
 }
 
 // isTerminal reports whether both streams are terminals.

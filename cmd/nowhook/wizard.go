@@ -8,6 +8,7 @@ import (
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/engine"
 )
 
 // runWizard asks which agents to configure and how, starting from the
@@ -90,14 +91,14 @@ func runWizard(o *setupOptions, root string, found []agent.Found, defaults []age
 	for _, c := range choices {
 		if len(c.Agent.Checkpoint) > 0 {
 			able = append(able, c.Agent.Title)
-			if on, _ := checkpointState(root, c.Agent); on {
+			if c.Agent.InstalledIn(root, false).Checkpoint {
 				installed = true
 			}
 		}
 	}
 	if len(able) > 0 {
 		yes, err := ask.yesNo("Also add the checkpoint for "+strings.Join(able, " and ")+"?",
-			"When the context window is about 85% full, the agent is told once to write where it stands into its in-progress Kanbus issues (kbs comment), so the reminder after the compaction carries it; Claude Code's summariser is also told to keep the issue ids.", installed)
+			fmt.Sprintf("When the context window is about %d%% full, the agent is told once to write where it stands into its in-progress Kanbus issues (kbs comment), so the reminder after the compaction carries it; Claude Code's summariser is also told to keep the issue ids.", agent.DefaultCheckpointAt), installed)
 		if err != nil {
 			return nil, err
 		}
@@ -106,7 +107,7 @@ func runWizard(o *setupOptions, root string, found []agent.Found, defaults []age
 	o.trust = false
 	for _, c := range choices {
 		// Offered only where the step can run.
-		if !c.Agent.NeedsTrust(c.Mode, o.checkpoint) || c.Agent.Trust.Available() != nil {
+		if !c.Agent.Desire(c.Mode, o.checkpoint).Trust || c.Agent.Trust.Available() != nil {
 			continue
 		}
 		yes, err := ask.yesNo("Trust the "+c.Agent.Title+" hook now, in your "+c.Agent.Title+" config?", c.Agent.Trust.Hint, false)
@@ -122,30 +123,26 @@ func runWizard(o *setupOptions, root string, found []agent.Found, defaults []age
 // review shows the files a plan changes and asks before anything is
 // written; setup and remove share it. It returns errAborted when the user
 // says no.
-func review(ask asker, p *plan, verb string, io stdio) error {
+func review(ask asker, pl *engine.Plan, verb string, io stdio) error {
 	var lines []string
 	// A user-scope plan (--scope user) has the file-system root for its
 	// root: its files are shown whole, the home directory as ~.
-	user := p.root == string(filepath.Separator)
-	show := func(rel, abs string) string {
+	user := pl.Root == string(filepath.Separator)
+	for _, c := range pl.Changes() {
+		name := c.Name
 		if user {
-			return osutil.TildeHome(abs)
+			name = osutil.TildeHome(c.Path)
 		}
-		return rel
-	}
-	for _, c := range p.changes {
-		if c.changed() {
-			lines = append(lines, fmt.Sprintf("  %-9s %s", c.status(), show(p.shown(c), c.target)))
+		if c.Folder {
+			name += "/"
 		}
-	}
-	for _, d := range p.rmdirs {
-		lines = append(lines, fmt.Sprintf("  %-9s %s/", "deleted", show(p.shownDir(d), d)))
+		lines = append(lines, fmt.Sprintf("  %-9s %s", c.Status, name))
 	}
 	if len(lines) == 0 {
 		return nil
 	}
 	sort.Strings(lines)
-	where := "in " + p.root
+	where := "in " + pl.Root
 	if user {
 		where = "outside any repository (your own agent settings)"
 	}
@@ -161,6 +158,6 @@ func review(ask asker, p *plan, verb string, io stdio) error {
 		case 2:
 			return errAborted
 		}
-		p.writeDiff(io.out, false)
+		pl.WriteDiff(io.out, false)
 	}
 }

@@ -44,8 +44,6 @@ package agent
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -224,26 +222,6 @@ func (a *Agent) Spec(m Mode) (ModeSpec, bool) {
 	return ModeSpec{}, false
 }
 
-// HookIn reports whether the hook entries of the agent's re-inject mode
-// are in place in dir (a folder set up with nowhook setup --dir).
-func (a *Agent) HookIn(dir string) bool {
-	spec, ok := a.Spec(Reinject)
-	if !ok {
-		return false
-	}
-	found := false
-	for _, art := range spec.Artifacts {
-		if h, ok := art.(*HookEntry); ok {
-			b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(h.Path())))
-			if err != nil || !h.Present(b) {
-				return false
-			}
-			found = true
-		}
-	}
-	return found
-}
-
 // ModeNames lists the agent's modes, the default first.
 func (a *Agent) ModeNames() []Mode {
 	modes := []Mode{a.Default}
@@ -278,31 +256,6 @@ func (a *Agent) Owned() []Artifact {
 func (a *Agent) Wants(m Mode, art Artifact) bool {
 	s, ok := a.Spec(m)
 	return ok && containsArtifact(s.Artifacts, art)
-}
-
-// Desired reports whether art belongs to the desired state: mode m, with
-// the checkpoint or without.
-func (a *Agent) Desired(m Mode, checkpoint bool, art Artifact) bool {
-	return a.Wants(m, art) || (checkpoint && containsArtifact(a.Checkpoint, art))
-}
-
-// NeedsTrust reports whether the desired state installs hooks that need
-// the agent's trust step.
-func (a *Agent) NeedsTrust(m Mode, checkpoint bool) bool {
-	if a.Trust == nil {
-		return false
-	}
-	if a.Wants(m, a.Trust.Hook) {
-		return true
-	}
-	for _, art := range a.Checkpoint {
-		if checkpoint {
-			if _, ok := art.(*HookEntry); ok {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // CheckpointIn reports whether content is a checkpoint script of ours and

@@ -24,27 +24,48 @@ func TestChooseEmptyMode(t *testing.T) {
 	}
 }
 
-// TestDesired: the checkpoint's artifacts belong to the desired state
+// keeps reports whether the desired state d keeps art.
+func keeps(d Desire, art Artifact) bool {
+	for _, w := range d.Artifacts {
+		if w.Artifact == art {
+			return w.Keep
+		}
+	}
+	return false
+}
+
+// TestDesire: the checkpoint's artifacts belong to the desired state
 // only when the checkpoint is asked for; a mode's own always do, another
-// mode's never; trust is needed for the hooks that need it, no others.
-func TestDesired(t *testing.T) {
+// mode's never, nor anything in the state of nothing (remove); Desire
+// lists every artifact the agent owns; trust is needed for the hooks that
+// need it, no others.
+func TestDesire(t *testing.T) {
 	for _, a := range All {
+		if d := a.Desire("", true); len(d.Artifacts) != len(a.Owned()) || d.Trust {
+			t.Errorf("%s: the state of nothing lists %d artifacts of %d, trust %v", a.Name, len(d.Artifacts), len(a.Owned()), d.Trust)
+		} else {
+			for _, w := range d.Artifacts {
+				if w.Keep {
+					t.Errorf("%s: the state of nothing keeps %s", a.Name, w.Artifact.Path())
+				}
+			}
+		}
 		for _, art := range a.Checkpoint {
 			for _, m := range a.ModeNames() {
 				if a.Wants(m, art) {
 					continue // the mode owns it itself
 				}
-				if a.Desired(m, false, art) {
+				if keeps(a.Desire(m, false), art) {
 					t.Errorf("%s=%s without the checkpoint wants %s", a.Name, m, art.Path())
 				}
-				if !a.Desired(m, true, art) {
+				if !keeps(a.Desire(m, true), art) {
 					t.Errorf("%s=%s with the checkpoint does not want %s", a.Name, m, art.Path())
 				}
 			}
 		}
 		for _, s := range a.Modes {
 			for _, art := range s.Artifacts {
-				if !a.Desired(s.Mode, false, art) || !a.Wants(s.Mode, art) {
+				if !keeps(a.Desire(s.Mode, false), art) || !a.Wants(s.Mode, art) {
 					t.Errorf("%s=%s does not want its own %s", a.Name, s.Mode, art.Path())
 				}
 			}
@@ -61,12 +82,12 @@ func TestDesired(t *testing.T) {
 		{OnDemand, false, false},
 		{OnDemand, true, true}, // the checkpoint's hooks need trust too
 	} {
-		if got := codex.NeedsTrust(c.mode, c.checkpoint); got != c.want {
-			t.Errorf("codex=%s checkpoint=%v: NeedsTrust %v, want %v", c.mode, c.checkpoint, got, c.want)
+		if got := codex.Desire(c.mode, c.checkpoint).Trust; got != c.want {
+			t.Errorf("codex=%s checkpoint=%v: trust %v, want %v", c.mode, c.checkpoint, got, c.want)
 		}
 	}
-	if claude := mustLookup(t, "claude"); claude.NeedsTrust(Reinject, true) {
-		t.Error("Claude Code has no trust step, yet NeedsTrust")
+	if claude := mustLookup(t, "claude"); claude.Desire(Reinject, true).Trust {
+		t.Error("Claude Code has no trust step, yet its desired state needs trust")
 	}
 }
 

@@ -21,10 +21,6 @@ package doctor
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -39,98 +35,6 @@ import (
 	"github.com/nowhook/nowhook/templates"
 )
 
-// Exit statuses (SPEC, Commands).
-const (
-	exitOK     = 0
-	exitFailed = 1
-	exitUsage  = 2
-)
-
-const usage = `Usage: nowhook doctor [--dir DIR] [--json] [--scope user]
-
-Checks the repository's hook configuration for every agent that is set up
-or detected, the way each agent reads it, then runs each installed hook
-with a compact SessionStart payload (with your kbs, a failing one and a
-hanging one), and the checkpoint's (setup --checkpoint) on a synthetic
-transcript above and below its threshold, with a fake kbs. It prints one
-table, RESULT CHECK MESSAGE, with the command that fixes each problem, and
-changes no file. (It runs kbs now --json --list as the hook does; a Kanbus
-with AI configured may then refresh its right-now summaries, as it does
-after every compaction. With codex on PATH, it asks codex app-server for
-the hooks' trust, and codex keeps its usual state in CODEX_HOME.)
-
-Exit status: 0 when no check found an error, 1 when one did, 2 for usage.
-
-Flags:
-  --dir DIR   the repository (default: the git top level of the working directory, else the working directory)
-  --json      print the findings as a JSON array of {check, agent, severity, message, fix, path}
-  --scope S   project (the default): the repository, and whether sessions started in its
-              sub-folders get the reminder; user: the hook setup --scope user installed in
-              your own agent settings (its file, its wrapper, and live runs with a fake kbs)
-`
-
-// Main is `nowhook doctor`. It returns the exit status.
-func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("nowhook doctor", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	dir := fs.String("dir", "", "")
-	asJSON := fs.Bool("json", false, "")
-	scope := fs.String("scope", "project", "")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usage)
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "nowhook doctor: %v\n\n%s", err, usage)
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "nowhook doctor: unexpected argument %q\n\n%s", fs.Arg(0), usage)
-		return exitUsage
-	}
-	dirGiven := *dir != ""
-	switch {
-	case *scope != "project" && *scope != "user":
-		fmt.Fprintf(stderr, "nowhook doctor: --scope %q: the scopes are project (the repository, the default) and user (your own agent settings)\n\n%s", *scope, usage)
-		return exitUsage
-	case *scope == "user" && dirGiven:
-		fmt.Fprintf(stderr, "nowhook doctor: --dir names a repository, and --scope user checks your own agent settings outside any repository; drop --dir\n")
-		return exitUsage
-	case *scope == "user":
-		return write(RunUser(context.Background(), Options{Env: os.Environ()}), *asJSON, stdout, stderr)
-	}
-	root, err := detect.Root(".")
-	if dirGiven {
-		root, err = detect.Dir(*dir)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "nowhook doctor: --dir: %v\n", err)
-		return exitUsage
-	}
-	env := os.Environ()
-	wd, _ := os.Getwd()
-	opts := Options{Root: root, Env: env, From: wd}
-	if dirGiven {
-		opts.Dir = *dir
-	}
-	return write(Run(context.Background(), opts), *asJSON, stdout, stderr)
-}
-
-// write prints the report as a table or JSON and returns the exit status.
-func write(report Report, asJSON bool, stdout, stderr io.Writer) int {
-	var err error
-	if asJSON {
-		err = WriteJSON(stdout, report.Findings)
-	} else {
-		err = WriteTable(stdout, report.Findings)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "nowhook doctor: writing the report: %v\n", err)
-		return exitFailed
-	}
-	return report.exitStatus()
-}
-
 // Report is one doctor run: its findings in table order, and the worst of
 // their severities.
 type Report struct {
@@ -138,9 +42,19 @@ type Report struct {
 	Worst    Severity
 }
 
-// exitStatus is 1 when a finding is an error, else 0.
+// Failed reports whether a finding is an error: nowhook doctor then
+// exits 1.
+func (r Report) Failed() bool { return r.Worst >= Error }
+
+// Exit statuses, as the tests read a report.
+const (
+	exitOK     = 0
+	exitFailed = 1
+)
+
+// exitStatus is the status nowhook doctor exits with for r.
 func (r Report) exitStatus() int {
-	if r.Worst >= Error {
+	if r.Failed() {
 		return exitFailed
 	}
 	return exitOK
@@ -426,12 +340,9 @@ func (d *doctor) scan() {
 			}
 		}
 
+		a.mode = a.p.InstalledIn(d.root, len(a.evidence) > 0).Mode
 		for _, mh := range a.p.HookEntries() {
-			s := a.spec(mh.Mode, mh.Hook)
-			a.specs = append(a.specs, s)
-			if a.mode == "" && (len(s.ours) > 0 || exists(filepath.Join(d.root, s.script))) {
-				a.mode = mh.Mode
-			}
+			a.specs = append(a.specs, a.spec(mh.Mode, mh.Hook))
 		}
 		for _, art := range a.p.Checkpoint {
 			switch art := art.(type) {
@@ -446,9 +357,6 @@ func (d *doctor) scan() {
 			if f.ReadErr == nil && f.Dropped == nil {
 				f.Refused = refusal(a, f)
 			}
-		}
-		if a.mode == "" && len(a.evidence) > 0 && d.agentsMD.block(agentpkg.OnDemandBlock.Block.Name) != nil {
-			a.mode = agentpkg.OnDemand
 		}
 		d.agents = append(d.agents, a)
 	}

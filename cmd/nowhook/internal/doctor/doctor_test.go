@@ -302,24 +302,6 @@ func TestSeverityJSON(t *testing.T) {
 	}
 }
 
-// TestMainUsage: flags and exit statuses.
-func TestMainUsage(t *testing.T) {
-	var out, errb bytes.Buffer
-	if got := Main([]string{"--help"}, nil, &out, &errb); got != exitOK || !strings.Contains(out.String(), "--json") {
-		t.Errorf("--help: exit %d, out %q", got, out.String())
-	}
-	for _, args := range [][]string{{"--bogus"}, {"extra"}, {"--dir", filepath.Join(t.TempDir(), "missing")}, {"--dir"}} {
-		out.Reset()
-		errb.Reset()
-		if got := Main(args, nil, &out, &errb); got != exitUsage {
-			t.Errorf("%q: exit %d, want 2", args, got)
-		}
-		if out.Len() != 0 || !strings.HasPrefix(errb.String(), "nowhook doctor: ") {
-			t.Errorf("%q: stdout %q stderr %q", args, out.String(), errb.String())
-		}
-	}
-}
-
 // TestCleanClaude: a fresh install with a working kbs is all ok, and the
 // live runs report each scenario.
 func TestCleanClaude(t *testing.T) {

@@ -1,8 +1,9 @@
-package main
+package engine
 
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 )
@@ -65,16 +66,16 @@ type loss struct {
 // a file is spared when every agent set up is still taught `kbs now`
 // without it, each from a file it loads; otherwise setup creates it and
 // says what the agent no longer reads and how to keep it in view.
-func decideReads(p *plan, rec *record, targets []target, others []*agent.Agent, o agent.Options) (readsDecision, error) {
-	d, scratch, err := settle(p.root, rec, targets, others, o, nil)
+func (s *session) decideReads(p *plan) (readsDecision, error) {
+	d, scratch, err := s.settle(nil)
 	if err != nil {
 		return d, err
 	}
-	using := inUseAgents(targets, others)
+	using := s.inUse()
 	lost := losses(scratch, using)
 	if spare := createdHiders(scratch, lost); len(spare) > 0 {
-		d2, scratch2, err := settle(p.root, rec, targets, others, o, spare)
-		if err == nil && len(losses(scratch2, using)) < len(lost) && stillTaught(targets, scratch, scratch2) {
+		d2, scratch2, err := s.settle(spare)
+		if err == nil && len(losses(scratch2, using)) < len(lost) && stillTaught(s.Targets, scratch, scratch2) {
 			for _, l := range lost {
 				if spare[l.by] {
 					p.note("%s is not created: %s reads %s only where there is no %s, and would stop reading it; the agents set up learn `kbs now` from files they read (nowhook doctor's reach rows name them).", l.by, l.agent.Title, l.file, l.by)
@@ -100,20 +101,20 @@ func decideReads(p *plan, rec *record, targets []target, others []*agent.Agent, 
 // plans that nothing writes: one without any, then one with those found
 // needed, until the answer holds (an import makes a CLAUDE.md kbs-now
 // block unneeded). It returns the last scratch plan, made with the answer.
-func settle(root string, rec *record, targets []target, others []*agent.Agent, o agent.Options, spare map[string]bool) (readsDecision, *plan, error) {
+func (s *session) settle(spare map[string]bool) (readsDecision, *plan, error) {
 	d := readsDecision{needed: map[agent.Artifact]bool{}, spare: spare}
 	var scratch *plan
 	for range 5 {
-		scratch = newPlan(root)
-		if _, err := reconcileWith(scratch, rec.clone(), targets, others, o, d); err != nil {
+		scratch = newPlan(s.Root)
+		if _, err := s.planWith(scratch, s.rec.clone(), d); err != nil {
 			return d, nil, err
 		}
 		next := map[agent.Artifact]bool{}
-		before, after := planFiles{p: scratch, before: true, rec: rec}, planFiles{p: scratch, rec: rec}
-		for _, t := range targets {
-			for _, art := range t.agent.Owned() {
-				if c, ok := art.(agent.Conditional); ok && t.wants(art) && c.Needed(before, after) {
-					next[art] = true
+		before, after := planFiles{p: scratch, before: true, rec: s.rec}, planFiles{p: scratch, rec: s.rec}
+		for _, t := range s.Targets {
+			for _, w := range t.desire().Artifacts {
+				if c, ok := w.Artifact.(agent.Conditional); ok && w.Keep && c.Needed(before, after) {
+					next[w.Artifact] = true
 				}
 			}
 		}
@@ -137,15 +138,15 @@ func sameSet(a, b map[agent.Artifact]bool) bool {
 	return true
 }
 
-// inUseAgents are the targets that keep a mode and the other agents in use.
-func inUseAgents(targets []target, others []*agent.Agent) []*agent.Agent {
+// inUse are the targets that keep a mode and the other agents in use.
+func (s *session) inUse() []*agent.Agent {
 	var out []*agent.Agent
-	for _, t := range targets {
-		if t.mode != "" {
-			out = append(out, t.agent)
+	for _, t := range s.Targets {
+		if t.Mode != "" {
+			out = append(out, t.Agent)
 		}
 	}
-	return append(out, others...)
+	return append(out, s.others...)
 }
 
 // losses lists the instruction files agents read before the plan and not
@@ -158,7 +159,7 @@ func losses(p *plan, agents []*agent.Agent) []loss {
 		now := a.Loads(after)
 		hidden := a.Hidden(after)
 		for _, f := range a.Loads(before) {
-			if _, exists := after.Read(f); exists && !containsString(now, f) {
+			if _, exists := after.Read(f); exists && !slices.Contains(now, f) {
 				out = append(out, loss{agent: a, file: f, by: hidden[f]})
 			}
 		}
@@ -180,20 +181,11 @@ func createdHiders(p *plan, lost []loss) map[string]bool {
 
 // stillTaught reports whether every target taught `kbs now` in plan a is
 // still taught in plan b.
-func stillTaught(targets []target, a, b *plan) bool {
+func stillTaught(targets []Target, a, b *plan) bool {
 	for _, t := range targets {
-		if t.mode != "" && len(t.agent.Teaches(planFiles{p: a})) > 0 && len(t.agent.Teaches(planFiles{p: b})) == 0 {
+		if t.Mode != "" && len(t.Agent.Teaches(planFiles{p: a})) > 0 && len(t.Agent.Teaches(planFiles{p: b})) == 0 {
 			return false
 		}
 	}
 	return true
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -1,10 +1,8 @@
-package main
+package engine
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,23 +13,13 @@ import (
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 )
 
-// Setup and remove are one reconcile: each target agent's artifacts are
-// made present and current where its mode owns them, and absent where it
-// does not (remove is the mode that owns nothing). Agents that are not
-// targets are left as they are.
+// Setup and remove are one reconcile: each target's artifacts are made
+// present and current where its desired state keeps them, and absent
+// where it does not (remove is the state of nothing). Agents that are not
+// targets are left as they are, and keep what they share (inuse.go).
 
-// target is an agent and the mode it should end up in ("" is nothing),
-// with the checkpoint or without.
-type target struct {
-	agent      *agent.Agent
-	mode       agent.Mode
-	checkpoint bool
-}
-
-// wants reports whether art belongs to the target's desired state.
-func (t target) wants(art agent.Artifact) bool {
-	return t.mode != "" && t.agent.Desired(t.mode, t.checkpoint, art)
-}
+// desire is what the target's desired state makes of its artifacts.
+func (t Target) desire() agent.Desire { return t.Agent.Desire(t.Mode, t.Checkpoint) }
 
 // step is what the reconcile does to one artifact.
 type step struct {
@@ -43,8 +31,9 @@ type step struct {
 
 // agentPlan is one target and its steps, for the summary.
 type agentPlan struct {
-	t     target
-	steps []*step
+	t      Target
+	desire agent.Desire
+	steps  []*step
 	// kept are the artifacts the desired state keeps: those its mode owns,
 	// less the conditional ones that are not needed.
 	kept map[agent.Artifact]bool
@@ -53,44 +42,54 @@ type agentPlan struct {
 	trustKeys []string
 }
 
-// reconciler plans one reconcile.
-type reconciler struct {
-	p      *plan
+// session is one reconcile: the request, the record of what nowhook
+// created, and the agents outside the targets that are in use (their
+// shared artifacts stay). Every stage of the plan reads it.
+type session struct {
+	Request
 	rec    *record
-	opts   agent.Options
-	others []*agent.Agent // agents outside the targets that are in use
+	others []*agent.Agent
+}
+
+// reconciler plans the session onto one plan: the real one, or a scratch
+// plan with a copy of the record (reads.go).
+type reconciler struct {
+	s   *session
+	p   *plan
+	rec *record
 	// spare are files the plan must not create (reads.go).
 	spare map[string]bool
 }
 
-// reconcile plans every target: all applies first, in table order, then
-// all removals, each agent's last artifact first, so that a removal sees
-// the file as the applies left it and undoes appends in reverse order.
-// What the agents will read decides two things first (reads.go): which
-// conditional artifacts are needed, and which files setup must not create
-// because they would hide another from an agent in use.
-func reconcile(p *plan, rec *record, targets []target, others []*agent.Agent, o agent.Options) ([]*agentPlan, error) {
-	d, err := decideReads(p, rec, targets, others, o)
+// reconcile plans every target onto p: all applies first, in table order,
+// then all removals, each agent's last artifact first, so that a removal
+// sees the file as the applies left it and undoes appends in reverse
+// order. What the agents will read decides two things first (reads.go):
+// which conditional artifacts are needed, and which files setup must not
+// create because they would hide another from an agent in use.
+func (s *session) reconcile(p *plan) ([]*agentPlan, error) {
+	d, err := s.decideReads(p)
 	if err != nil {
 		return nil, err
 	}
-	return reconcileWith(p, rec, targets, others, o, d)
+	return s.planWith(p, s.rec, d)
 }
 
-// reconcileWith plans every target as d decided.
-func reconcileWith(p *plan, rec *record, targets []target, others []*agent.Agent, o agent.Options, d readsDecision) ([]*agentPlan, error) {
-	r := &reconciler{p: p, rec: rec, opts: o, others: others, spare: d.spare}
+// planWith plans every target onto p as d decided, with rec for the
+// record.
+func (s *session) planWith(p *plan, rec *record, d readsDecision) ([]*agentPlan, error) {
+	r := &reconciler{s: s, p: p, rec: rec, spare: d.spare}
 	var plans []*agentPlan
-	for _, t := range targets {
-		ap := &agentPlan{t: t, kept: map[agent.Artifact]bool{}}
-		if t.mode != "" && t.agent.NeedsTrust(t.mode, t.checkpoint) && t.agent.Trust.Preflight != nil {
-			if err := t.agent.Trust.Preflight(p.root); err != nil {
-				return nil, refused(err)
+	for _, t := range s.Targets {
+		ap := &agentPlan{t: t, desire: t.desire(), kept: map[agent.Artifact]bool{}}
+		if ap.desire.Trust && t.Agent.Trust.Preflight != nil {
+			if err := t.Agent.Trust.Preflight(p.root); err != nil {
+				return nil, err
 			}
 		}
-		for _, art := range t.agent.Owned() {
-			if _, cond := art.(agent.Conditional); t.wants(art) && (!cond || d.needed[art]) {
-				if err := r.keep(ap, art); err != nil {
+		for _, w := range ap.desire.Artifacts {
+			if _, cond := w.Artifact.(agent.Conditional); w.Keep && (!cond || d.needed[w.Artifact]) {
+				if err := r.keep(ap, w.Artifact); err != nil {
 					return nil, err
 				}
 			}
@@ -98,42 +97,59 @@ func reconcileWith(p *plan, rec *record, targets []target, others []*agent.Agent
 		plans = append(plans, ap)
 	}
 	for _, ap := range plans {
-		owned := ap.t.agent.Owned()
-		for j := len(owned) - 1; j >= 0; j-- {
-			art := owned[j]
-			if ap.kept[art] || r.keptElsewhere(plans, art) || r.shadowed(art) {
-				continue
-			}
-			if user := r.usedByOther(art); user != nil {
-				if s, err := r.keepFor(art, user); err != nil {
-					return nil, refused(err)
-				} else if s != nil {
-					ap.steps = append(ap.steps, s)
-				}
-				continue
-			}
-			if h, ok := art.(*agent.HookEntry); ok && ap.t.agent.Trust != nil && h.File.Path == ap.t.agent.Trust.Hook.File.Path {
-				c, err := p.file(art.Path())
-				if err != nil {
-					return nil, refused(err)
-				}
-				ap.trustKeys = append(ap.trustKeys, ap.t.agent.Trust.Keys(p.root, c.next, h.File.Event)...)
-			}
-			s, err := r.remove(art)
-			if err != nil {
-				return nil, refused(err)
-			}
-			if s != nil {
-				ap.steps = append(ap.steps, s)
-			}
+		if err := r.removeUnkept(plans, ap); err != nil {
+			return nil, err
 		}
 	}
-	if err := r.planFolders(); err != nil {
-		return nil, refused(err)
-	}
+	r.planFolders()
 	r.markClean()
 	r.linkNotes()
 	return plans, nil
+}
+
+// removeUnkept plans the removal of every artifact of ap that no desired
+// state keeps, its last first; one that another agent in use shares stays.
+func (r *reconciler) removeUnkept(plans []*agentPlan, ap *agentPlan) error {
+	owned := ap.desire.Artifacts
+	for j := len(owned) - 1; j >= 0; j-- {
+		art := owned[j].Artifact
+		if ap.kept[art] || r.keptElsewhere(plans, art) || r.shadowed(art) {
+			continue
+		}
+		var s *step
+		var err error
+		if user := r.usedByOther(art); user != nil {
+			s, err = r.keepFor(art, user)
+		} else {
+			if err := r.trustKeys(ap, art); err != nil {
+				return err
+			}
+			s, err = r.remove(art)
+		}
+		if err != nil {
+			return err
+		}
+		if s != nil {
+			ap.steps = append(ap.steps, s)
+		}
+	}
+	return nil
+}
+
+// trustKeys notes the trust keys of art when it is the hook entry of ap's
+// agent that needs trust, before its removal moves their positions.
+func (r *reconciler) trustKeys(ap *agentPlan, art agent.Artifact) error {
+	tr := ap.t.Agent.Trust
+	h, ok := art.(*agent.HookEntry)
+	if !ok || tr == nil || h.File.Path != tr.Hook.File.Path {
+		return nil
+	}
+	c, err := r.p.file(art.Path())
+	if err != nil {
+		return err
+	}
+	ap.trustKeys = append(ap.trustKeys, tr.Keys(r.p.root, c.next, h.File.Event)...)
+	return nil
 }
 
 // keep applies art for ap, the desired state keeping it.
@@ -141,7 +157,7 @@ func (r *reconciler) keep(ap *agentPlan, art agent.Artifact) error {
 	ap.kept[art] = true
 	s, err := r.apply(art)
 	if err != nil {
-		return refused(err)
+		return err
 	}
 	if s != nil {
 		ap.steps = append(ap.steps, s)
@@ -180,12 +196,15 @@ func (r *reconciler) shadowed(art agent.Artifact) bool {
 	return false
 }
 
+// apply plans art present and current in its file, or nothing where the
+// file is absent and the artifact would not create it (or must not: a file
+// that would hide another, r.spare).
 func (r *reconciler) apply(art agent.Artifact) (*step, error) {
 	c, err := r.p.file(art.Path())
 	if err != nil {
 		return nil, err
 	}
-	e, err := art.Apply(c.next, r.opts)
+	e, err := art.Apply(c.next, r.s.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -197,18 +216,7 @@ func (r *reconciler) apply(art agent.Artifact) (*step, error) {
 	if !c.existed && !c.touched && (len(e.Next) == 0 || r.spare[art.Path()]) {
 		return nil, nil // a file the artifact only edits where it exists, or one that would hide another
 	}
-	c.next, c.touched = e.Next, true
-	c.remove = false
-	if e.Whole {
-		c.whole = "nowhook's script"
-	}
-	if e.Exec {
-		c.mode = c.oldMode | 0o755
-		if !c.existed {
-			c.mode = 0o755
-		}
-	}
-	c.created = append(c.created, e.Created...)
+	c.take(e)
 	s := &step{art: art, c: c, apply: true}
 	if e.Note != "" {
 		r.p.note("%s", e.Note)
@@ -297,7 +305,7 @@ func (r *reconciler) keepFor(art agent.Artifact, user *agent.Agent) (*step, erro
 // the same block in the same file under another name (GEMINI.md linked to
 // AGENTS.md holds one kbs-now block for both).
 func (r *reconciler) usedByOther(art agent.Artifact) *agent.Agent {
-	for _, a := range r.others {
+	for _, a := range r.s.others {
 		for _, x := range a.Owned() {
 			if x == art || r.sameBlock(x, art) {
 				return a
@@ -325,7 +333,7 @@ func (r *reconciler) sameBlock(a, b agent.Artifact) bool {
 // and deletes the folder each name really is, wherever a link above it
 // points (a .claude linked into a dotfiles folder has its hooks/ there);
 // it stops at a name that is itself a link, which it never deletes.
-func (r *reconciler) planFolders() error {
+func (r *reconciler) planFolders() {
 	gone := map[string]bool{}
 	var candidates []string
 	for _, c := range r.p.changes {
@@ -334,7 +342,7 @@ func (r *reconciler) planFolders() error {
 		}
 		gone[c.target] = true
 		logical := filepath.Join(r.p.root, filepath.FromSlash(c.rel))
-		for d := filepath.Dir(logical); within(r.p.root, d); d = filepath.Dir(d) {
+		for d := filepath.Dir(logical); Within(r.p.root, d); d = filepath.Dir(d) {
 			if info, err := os.Lstat(d); err != nil || info.Mode()&os.ModeSymlink != 0 {
 				break
 			}
@@ -366,7 +374,6 @@ func (r *reconciler) planFolders() error {
 			r.p.rmdirs = append(r.p.rmdirs, d)
 		}
 	}
-	return nil
 }
 
 // markClean marks the files a removal left with nothing of nowhook's in
@@ -397,7 +404,7 @@ func (r *reconciler) linkNotes() {
 	var links []string
 	files := map[string][]string{}
 	for _, c := range r.p.changes {
-		if !c.changed() || within(realRoot, c.target) {
+		if !c.changed() || Within(realRoot, c.target) {
 			continue
 		}
 		link, ok := firstLink(r.p.root, c.rel)
@@ -419,7 +426,7 @@ func (r *reconciler) linkNotes() {
 	for _, d := range r.p.rmdirs {
 		name := r.p.dirNames[d]
 		for _, link := range links {
-			if strings.HasPrefix(name, link+"/") && !within(realRoot, d) {
+			if strings.HasPrefix(name, link+"/") && !Within(realRoot, d) {
 				files[link] = append(files[link], name+"/ (deleted)")
 			}
 		}
@@ -449,150 +456,8 @@ func firstLink(root, rel string) (string, bool) {
 	return "", false
 }
 
-// within reports whether path lies strictly inside dir.
-func within(dir, path string) bool {
+// Within reports whether path lies strictly inside dir.
+func Within(dir, path string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../")
-}
-
-// inUse lists the agents that are not targets but are detected or have
-// an artifact of their own in place: their shared artifacts stay. A
-// marker file that nowhook itself created (a GEMINI.md setup wrote for
-// Gemini CLI is also Antigravity's marker) is no evidence.
-func inUse(root string, rec *record, targets []target, found []agent.Found) []*agent.Agent {
-	isTarget := map[*agent.Agent]bool{}
-	for _, t := range targets {
-		isTarget[t.agent] = true
-	}
-	var out []*agent.Agent
-	for _, f := range found {
-		if isTarget[f.Agent] {
-			continue
-		}
-		evidence := len(f.Binaries) > 0
-		for _, m := range f.Marks {
-			if !rec.made(filepath.Join(root, filepath.FromSlash(m))) {
-				evidence = true
-			}
-		}
-		if evidence || hasOwn(root, f.Agent) {
-			out = append(out, f.Agent)
-		}
-	}
-	return out
-}
-
-// hasOwn reports whether one of a's artifacts that no other agent shares
-// is in place.
-func hasOwn(root string, a *agent.Agent) bool {
-	for _, art := range a.Owned() {
-		if shared(art) {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(art.Path())))
-		if err == nil && art.Present(b) {
-			return true
-		}
-	}
-	return false
-}
-
-// shared reports whether more than one agent owns art, or a block of
-// its name in its file (the kbs-now block in CLAUDE.md).
-func shared(art agent.Artifact) bool {
-	n := 0
-	for _, a := range agent.All {
-		for _, x := range a.Owned() {
-			if x == art || sameNamedBlock(x, art) {
-				n++
-				break
-			}
-		}
-	}
-	return n > 1
-}
-
-// sameNamedBlock reports whether a and b are blocks of one name under one
-// path.
-func sameNamedBlock(a, b agent.Artifact) bool {
-	ba, ok1 := agent.BlockOf(a)
-	bb, ok2 := agent.BlockOf(b)
-	return ok1 && ok2 && ba.File == bb.File && ba.Block.Name == bb.Block.Name
-}
-
-// printSummary prints one line per target: the agent, its mode (or
-// "removed"), and what happened to each file; below it, indented, what
-// each of below says of the target, when it says something.
-func printSummary(w io.Writer, plans []*agentPlan, how func(t target) string, below ...func(t target) string) {
-	for _, ap := range plans {
-		var parts []string
-		seen := map[string]bool{}
-		// A file something was taken out of says so; the blocks that stay
-		// in it add nothing to that.
-		took := map[string]bool{}
-		for _, s := range ap.steps {
-			if !s.apply && (s.status == "removed" || s.status == "deleted") {
-				took[s.art.Path()] = true
-			}
-		}
-		for _, s := range ap.steps {
-			if s.apply && s.status == "" && took[s.art.Path()] && !s.c.remove {
-				continue
-			}
-			status := s.status
-			if s.apply && status == "" {
-				status = s.c.status()
-			}
-			if s.c.remove && (s.apply || status == "removed") {
-				status = "deleted" // the file goes: one word for all that went from it
-			}
-			item := s.art.Path() + " (" + status + ")"
-			if !seen[item] {
-				seen[item] = true
-				parts = append(parts, item)
-			}
-		}
-		what := strings.Join(parts, ", ")
-		if what == "" {
-			what = "nothing of nowhook's to change"
-		}
-		mode := string(ap.t.mode)
-		if mode == "" {
-			mode = "removed"
-		}
-		line := fmt.Sprintf("%-12s %-9s %s", ap.t.agent.Name, mode, what)
-		if extra := how(ap.t); extra != "" {
-			line += " - " + extra
-		}
-		fmt.Fprintln(w, line)
-		for _, b := range below {
-			if more := b(ap.t); more != "" {
-				fmt.Fprintf(w, "%-12s %-9s %s\n", "", "", more)
-			}
-		}
-	}
-}
-
-// forgetTrust forgets the trust of the hook entries the reconcile removed.
-func forgetTrust(ctx context.Context, root string, plans []*agentPlan, w io.Writer) error {
-	for _, ap := range plans {
-		tr := ap.t.agent.Trust
-		if tr == nil || len(ap.trustKeys) == 0 {
-			continue
-		}
-		msg, err := tr.Forget(ctx, root, ap.trustKeys)
-		if err != nil {
-			return fmt.Errorf("%s: forgetting the trust of the removed hook: %w", ap.t.agent.Name, err)
-		}
-		if msg != "" {
-			fmt.Fprintln(w, msg)
-		}
-	}
-	return nil
-}
-
-func printNotes(w io.Writer, p *plan) {
-	for _, n := range p.notes {
-		fmt.Fprintln(w, "Note: "+n)
-	}
 }

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 )
 
 // A change is one file's planned new content. Nothing touches the disk
@@ -40,6 +42,23 @@ func (c *change) changed() bool {
 		return c.touched
 	}
 	return !bytes.Equal(c.old, c.next) || c.mode != c.oldMode
+}
+
+// take plans the file as an artifact's edit leaves it: its content,
+// whole or executable where the edit says, with the JSON containers the
+// edit creates.
+func (c *change) take(e agent.Edit) {
+	c.next, c.touched, c.remove = e.Next, true, false
+	if e.Whole {
+		c.whole = "nowhook's script"
+	}
+	if e.Exec {
+		c.mode = c.oldMode | 0o755
+		if !c.existed {
+			c.mode = 0o755
+		}
+	}
+	c.created = append(c.created, e.Created...)
 }
 
 // status says what the plan does to the file, for the summary.

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/doctor"
+	"github.com/nowhook/nowhook/detect"
+)
+
+// doctorUsage is doctor's help, written whole; a usage error repeats it.
+const doctorUsage = `Usage: nowhook doctor [--dir DIR] [--json] [--scope user]
+
+Checks the repository's hook configuration for every agent that is set up
+or detected, the way each agent reads it, then runs each installed hook
+with a compact SessionStart payload (with your kbs, a failing one and a
+hanging one), and the checkpoint's (setup --checkpoint) on a synthetic
+transcript above and below its threshold, with a fake kbs. It prints one
+table, RESULT CHECK MESSAGE, with the command that fixes each problem, and
+changes no file. (It runs kbs now --json --list as the hook does; a Kanbus
+with AI configured may then refresh its right-now summaries, as it does
+after every compaction. With codex on PATH, it asks codex app-server for
+the hooks' trust, and codex keeps its usual state in CODEX_HOME.)
+
+Exit status: 0 when no check found an error, 1 when one did, 2 for usage.
+
+Flags:
+  --dir DIR   the repository (default: the git top level of the working directory, else the working directory)
+  --json      print the findings as a JSON array of {check, agent, severity, message, fix, path}
+  --scope S   project (the default): the repository, and whether sessions started in its
+              sub-folders get the reminder; user: the hook setup --scope user installed in
+              your own agent settings (its file, its wrapper, and live runs with a fake kbs)
+`
+
+// doctorOptions is what doctor checks and how it reports.
+type doctorOptions struct {
+	dir    string
+	asJSON bool
+	scope  string
+}
+
+func doctorCmd(args []string, io stdio) error {
+	var o doctorOptions
+	fs := flag.NewFlagSet("nowhook doctor", flag.ContinueOnError)
+	fs.StringVar(&o.dir, "dir", "", "")
+	fs.BoolVar(&o.asJSON, "json", false, "")
+	fs.StringVar(&o.scope, "scope", scopeProject, "")
+	if done, err := parseFlags(fs, args, help{whole: doctorUsage}, io); done || err != nil {
+		return err
+	}
+	ctx := context.Background()
+	switch {
+	case o.scope != scopeProject && o.scope != scopeUser:
+		return help{whole: doctorUsage}.usageError(fmt.Errorf("--scope %q: the scopes are project (the repository, the default) and user (your own agent settings)", o.scope), "")
+	case o.scope == scopeUser && o.dir != "":
+		return &cmdError{err: errors.New("--dir names a repository, and --scope user checks your own agent settings outside any repository; drop --dir"), status: exitUsage}
+	case o.scope == scopeUser:
+		return report(doctor.RunUser(ctx, doctor.Options{Env: os.Environ()}), o.asJSON, io)
+	}
+	root, err := detect.Root(".")
+	if o.dir != "" {
+		root, err = detect.Dir(o.dir)
+	}
+	if err != nil {
+		return &cmdError{err: fmt.Errorf("--dir: %w", err), status: exitUsage}
+	}
+	wd, _ := os.Getwd()
+	return report(doctor.Run(ctx, doctor.Options{Root: root, Dir: o.dir, Env: os.Environ(), From: wd}), o.asJSON, io)
+}
+
+// report prints the report as a table or JSON; an error-level finding
+// is exit 1, with nothing more said.
+func report(r doctor.Report, asJSON bool, io stdio) error {
+	write := doctor.WriteTable
+	if asJSON {
+		write = doctor.WriteJSON
+	}
+	if err := write(io.out, r.Findings); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	if r.Failed() {
+		return errSilent{exitFailed}
+	}
+	return nil
+}
