@@ -8,7 +8,6 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -77,9 +76,6 @@ type droidRPC struct {
 	stdin io.WriteCloser
 	lines chan map[string]any
 	next  int
-
-	mu   sync.Mutex
-	done bool
 }
 
 func startDroidRPC(t *testing.T, ctx context.Context, bin string, env []string, dir string) *droidRPC {

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // The probe_*_test.go files measure, with the real client and no nowhook,
@@ -226,6 +225,3 @@ func probeEnv(home string, extra ...string) []string {
 	env := []string{"PATH=" + strings.Join(path, ":"), "HOME=" + home, "LANG=C.UTF-8", "TMPDIR=" + os.TempDir()}
 	return append(env, extra...)
 }
-
-// probeWait is how long a probe waits for one event of a client.
-const probeWait = 90 * time.Second
