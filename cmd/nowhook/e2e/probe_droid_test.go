@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -215,35 +216,33 @@ func droidCompactHooks(command string) string {
 
 // TestProbeDroidManualCompactHook: a SessionStart hook with matcher compact
 // in .factory/hooks.json runs once after a manual compaction, with source
-// compact, and what it prints is in the first request after the summary
-// request, once, and in none before.
+// compact; what it prints is in the first request after the summary
+// request, once, and in none before; printed by a hook that exits 1, it
+// reaches no request.
 func TestProbeDroidManualCompactHook(t *testing.T) {
 	bin := probeBin(t, "DROID_BIN", "Factory Droid")
-	repo := probeRepo(t, probeCtx(t), "AGENTS.md")
-	h := writeProbeHook(t, filepath.Join(repo, ".factory", "hooks", "probe.sh"), droidMarker, 0)
-	writeFile(t, filepath.Join(repo, ".factory", "hooks.json"), droidCompactHooks(`"$FACTORY_PROJECT_DIR"/.factory/hooks/probe.sh compact`), 0o644)
-	m := droidMock(t, &probeChat{})
-	reqs := droidManualSession(t, bin, droidHome(t, m, ""), repo, m)
-	checkOnceAfter(t, reqs, droidMarker)
-	runs := h.runs(t)
-	if len(runs) != 1 || !strings.Contains(runs[0], `"source":"compact"`) {
-		t.Errorf("hook runs %q, want one with source compact", runs)
-	}
-}
-
-// TestProbeDroidFailingCompactHook: the same hook printing its marker and
-// exiting 1 runs, and nothing of it reaches the model.
-func TestProbeDroidFailingCompactHook(t *testing.T) {
-	bin := probeBin(t, "DROID_BIN", "Factory Droid")
-	repo := probeRepo(t, probeCtx(t), "AGENTS.md")
-	h := writeProbeHook(t, filepath.Join(repo, ".factory", "hooks", "probe.sh"), droidMarker, 1)
-	writeFile(t, filepath.Join(repo, ".factory", "hooks.json"), droidCompactHooks(`"$FACTORY_PROJECT_DIR"/.factory/hooks/probe.sh compact`), 0o644)
-	m := droidMock(t, &probeChat{})
-	reqs := droidManualSession(t, bin, droidHome(t, m, ""), repo, m)
-	summaryAt(t, reqs)
-	checkNowhere(t, reqs, droidMarker)
-	if n := len(h.runs(t)); n != 1 {
-		t.Errorf("the failing hook ran %d times, want 1", n)
+	for _, c := range []struct {
+		name string
+		code int
+	}{{"exit-0", 0}, {"exit-1", 1}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			repo := probeRepo(t, probeCtx(t), "AGENTS.md")
+			h := writeProbeHook(t, filepath.Join(repo, ".factory", "hooks", "probe.sh"), droidMarker, c.code)
+			writeFile(t, filepath.Join(repo, ".factory", "hooks.json"), droidCompactHooks(`"$FACTORY_PROJECT_DIR"/.factory/hooks/probe.sh compact`), 0o644)
+			m := droidMock(t, &probeChat{})
+			reqs := droidManualSession(t, bin, droidHome(t, m, ""), repo, m)
+			if c.code == 0 {
+				checkOnceAfter(t, reqs, droidMarker)
+			} else {
+				summaryAt(t, reqs)
+				checkNowhere(t, reqs, droidMarker)
+			}
+			runs := h.runs(t)
+			if len(runs) != 1 || !strings.Contains(runs[0], `"source":"compact"`) {
+				t.Errorf("hook runs %q, want one with source compact", runs)
+			}
+		})
 	}
 }
 
@@ -352,5 +351,39 @@ func TestProbeDroidAutoCompactNoHook(t *testing.T) {
 	runs := h.runs(t)
 	if len(runs) != 1 || !strings.HasPrefix(runs[0], "SessionStart\t") || !strings.Contains(runs[0], `"source":"startup"`) {
 		t.Errorf("hook runs %q, want only the SessionStart of source startup", runs)
+	}
+}
+
+// TestProbeDroidEnvFile: a SessionStart hook that appends an export to
+// $CLAUDE_ENV_FILE sets the variable for the agent's shell commands and
+// for later hooks, as in Claude Code: the route by which a hook can tell
+// `kbs` which agent runs it.
+func TestProbeDroidEnvFile(t *testing.T) {
+	bin := probeBin(t, "DROID_BIN", "Factory Droid")
+	ctx := probeCtx(t)
+	repo := probeRepo(t, ctx, "AGENTS.md")
+	seen := filepath.Join(t.TempDir(), "seen.log")
+	hooks := `{"SessionStart":[{"hooks":[{"type":"command","command":"printf 'export KANBUS_AGENT_PLATFORM=droid\\n' >> \"$CLAUDE_ENV_FILE\"","timeout":10}]}],` +
+		`"PreToolUse":[{"hooks":[{"type":"command","command":"echo \"[$KANBUS_AGENT_PLATFORM]\" >> ` + shQuote(seen) + `","timeout":10}]}]}` + "\n"
+	writeFile(t, filepath.Join(repo, ".factory", "hooks.json"), hooks, 0o644)
+	args, _ := json.Marshal(map[string]string{"summary": "Print the agent platform variable",
+		"command": "echo platform=[$KANBUS_AGENT_PLATFORM]", "riskLevelReason": "It only prints a variable.", "riskLevel": "low"})
+	m := droidMock(t, &probeChat{tool: &chatToolCall{ID: "call_1", Name: "Execute", Arguments: string(args)}})
+	env := probeEnv(droidHome(t, m, ""))
+	clientVersion(t, ctx, env, bin)
+	res := runCmd(t, ctx, env, repo, "", bin, "exec", "-m", "custom:mock-model", "hello")
+	if res.err != nil {
+		t.Fatalf("droid exec: %v\n%s%s", res.err, res.stdout, res.stderr)
+	}
+	reqs := m.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2 (the tool call, its result)", len(reqs))
+	}
+	if !bodyContains(t, reqs[1].Body, "platform=[droid]") {
+		t.Errorf("the tool result does not show KANBUS_AGENT_PLATFORM=droid:\n%.3000s", reqs[1].Body)
+	}
+	b, err := os.ReadFile(seen)
+	if err != nil || strings.TrimSpace(string(b)) != "[droid]" {
+		t.Errorf("the PreToolUse hook saw %q (%v), want [droid]", b, err)
 	}
 }
