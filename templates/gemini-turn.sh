@@ -8,9 +8,9 @@
 # every request, so it has no python3 fallback.
 # NOWHOOK_DEBUG=1 explains on stderr why nothing was printed.
 if command -v nowhook-reminder >/dev/null 2>&1; then
-	exec nowhook-reminder --gemini-turn --timeout @TIMEOUT@
+	exec nowhook-reminder --timeout @TIMEOUT@ --gemini-turn
 fi
 if command -v nowhook >/dev/null 2>&1; then
-	exec nowhook reminder --gemini-turn --timeout @TIMEOUT@
+	exec nowhook reminder --timeout @TIMEOUT@ --gemini-turn
 fi
 exit 0

@@ -62,6 +62,19 @@ var Checkpoint string
 //go:embed summary-hint.sh
 var SummaryHint string
 
+// GeminiTurn is the script of Gemini CLI's BeforeModel hook
+// (gemini=reinject): it runs before every model request and adds the
+// reminder to the first one after each compression. Line 1 is
+// "#!/bin/sh"; @TIMEOUT@ is the budget.
+//
+//go:embed gemini-turn.sh
+var GeminiTurn string
+
+// RenderGeminiTurn returns the Gemini CLI turn script with its budget.
+func RenderGeminiTurn(budget time.Duration) string {
+	return strings.NewReplacer("@TIMEOUT@", budget.String()).Replace(GeminiTurn)
+}
+
 // RenderCheckpoint returns the checkpoint script with its threshold (a
 // percentage of the context window) and budget filled in.
 func RenderCheckpoint(at int, budget time.Duration) string {

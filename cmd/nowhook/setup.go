@@ -377,6 +377,9 @@ func onDemandReason(t engine.Target, o setupOptions) string {
 	if reason := t.Agent.OnDemandOnly(); reason != "" {
 		return "on-demand only: " + reason
 	}
+	if t.Agent.OptIn != "" && t.Mode == t.Agent.Default {
+		return "on-demand by default: " + t.Agent.OptIn
+	}
 	if o.wizard {
 		return "on-demand only: chosen in the wizard"
 	}

@@ -73,6 +73,8 @@ func runWizard(o *setupOptions, root string, found []agent.Found, defaults []age
 			desc := a.Title + " can put the work in progress back right after a compaction."
 			if reason := a.OnDemandOnly(); reason != "" {
 				desc = a.Title + " cannot put the work in progress back after a compaction: " + strings.TrimPrefix(reason, a.Title+" cannot re-inject after compaction: ") + "."
+			} else if a.OptIn != "" {
+				desc += " " + strings.ToUpper(a.OptIn[:1]) + a.OptIn[1:] + "."
 			}
 			i, err := ask.pick(a.Title+": how should the work in progress come back?", desc, words, def)
 			if err != nil {

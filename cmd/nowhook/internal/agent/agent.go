@@ -104,6 +104,10 @@ type Agent struct {
 	// Reinject says how re-injection works ("yes: ..."), or why it
 	// cannot ("no: ..."), for the matrix.
 	Reinject string
+	// OptIn says why re-inject, which the agent allows, is not its
+	// default, for setup's summary, doctor and the wizard; "" where
+	// re-inject is the default or refused.
+	OptIn string
 	// Fallback: configured by `setup --yes` when no agent is detected.
 	Fallback bool
 	// Markers are repository paths whose presence shows the agent is used;
@@ -161,6 +165,9 @@ type HookFormat struct {
 	// ProjectDirEnv is the variable that hands hooks the project
 	// directory, if the agent sets one.
 	ProjectDirEnv string
+	// TimeoutMillis: the agent counts a hook's "timeout" in milliseconds
+	// (Gemini CLI), not seconds.
+	TimeoutMillis bool
 	// JSONOutput: hook output whose first non-blank character is { or [
 	// is parsed as JSON, and injects nothing when it is not the agent's
 	// JSON shape.

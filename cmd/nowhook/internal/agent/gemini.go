@@ -7,17 +7,24 @@ import (
 	"strings"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
+	"github.com/nowhook/nowhook/generate"
+	"github.com/nowhook/nowhook/templates"
 )
 
-// Gemini CLI (docs/platforms.md#gemini-cli) cannot re-inject: it has no
-// event after a compression, and its PreCompress hook fires on every turn,
-// its output shown to the user only. Gemini CLI reads GEMINI.md, not AGENTS.md
-// (unless context.fileName lists it), and a project GEMINI.md goes into
-// the session context that the CLI rebuilds after each compression (both
+// Gemini CLI (docs/platforms.md#gemini-cli) has no event after a
+// compression, and its PreCompress hook fires on every turn, its output
+// shown to the user only. But its BeforeModel hook runs before every
+// request with the request's history, and after a compression that
+// history starts from the summary: gemini=reinject (opt-in) runs `nowhook
+// reminder --gemini-turn` there, which adds the reminder to the first
+// request after each compression and prints nothing on every other
+// (measured on 0.61.0). Gemini CLI reads GEMINI.md, not AGENTS.md (unless
+// context.fileName lists it), and a project GEMINI.md goes into the
+// session context that the CLI rebuilds after each compression (both
 // measured on 0.61.0), so the on-demand kbs-now block goes into GEMINI.md
-// as well as AGENTS.md.
+// as well as AGENTS.md, in both modes.
 
-const geminiReason = "Gemini CLI has no event after a compression (SessionStart's sources are startup, resume and clear), and its PreCompress hook fires on every turn, compressing or not, and what it prints never reaches the model"
+const geminiNoEvent = "Gemini CLI has no event after a compression (SessionStart's sources are startup, resume and clear), and its PreCompress hook fires on every turn, compressing or not, and what it prints never reaches the model"
 
 // GeminiContextFile is the file Gemini CLI reads as the project's context
 // unless the settings' context.fileName names others.
@@ -28,9 +35,46 @@ const GeminiContextFile = "GEMINI.md"
 // wins). They take comments (Gemini strips them before JSON.parse).
 var GeminiSettings = []string{".gemini/settings.json", "~/.gemini/settings.json"}
 
-// geminiBlock is the on-demand kbs-now block, the same block as AGENTS.md's,
-// in the file Gemini CLI reads by default.
-var geminiBlock = &Block{File: GeminiContextFile, Block: onDemand}
+// GeminiTurnScript is the script of the BeforeModel hook (gemini=reinject).
+const GeminiTurnScript = ".gemini/hooks/kanbus-gemini-turn.sh"
+
+// GeminiTurnCommand is that hook's command. Gemini CLI replaces
+// $GEMINI_PROJECT_DIR by the session's directory, shell-quoted, before
+// bash runs the command (0.61.0's hook runner), so it must not stand
+// inside double quotes, where the quotes it adds would be kept.
+const GeminiTurnCommand = "$GEMINI_PROJECT_DIR/" + GeminiTurnScript
+
+// GeminiTurnSettings is the schema of .gemini/settings.json for that hook:
+// a matcher group under hooks.BeforeModel. Not Strict: Gemini CLI strips
+// comments before it parses the file.
+var GeminiTurnSettings = generate.HookFile{
+	Path:    GeminiSettings[0],
+	Agent:   "Gemini CLI",
+	Event:   "BeforeModel",
+	Grouped: true,
+}
+
+// geminiTimeout is the hook's timeout for a budget, in milliseconds, the
+// unit Gemini CLI counts in: the budget plus 5 s, as for every agent.
+func geminiTimeout(o Options) int { return generate.HookTimeout(o.Budget) * 1000 }
+
+var (
+	// geminiBlock is the on-demand kbs-now block, the same block as
+	// AGENTS.md's, in the file Gemini CLI reads by default.
+	geminiBlock = &Block{File: GeminiContextFile, Block: onDemand}
+	// geminiTurnHook runs before every request (matcher "*": BeforeModel
+	// has no trigger to match); the script prints only after a
+	// compression.
+	geminiTurnHook = &HookEntry{
+		File:   GeminiTurnSettings,
+		Script: GeminiTurnScript,
+		Hook: func(o Options) generate.Hook {
+			return generate.Group("*", GeminiTurnCommand, GeminiTurnScript, geminiTimeout(o))
+		},
+	}
+	geminiTurn = &Script{File: GeminiTurnScript, Reminder: true,
+		Body: func(o Options) string { return templates.RenderGeminiTurn(o.Budget) }}
+)
 
 var gemini = &Agent{
 	Name:    "gemini",
@@ -39,12 +83,14 @@ var gemini = &Agent{
 	Modes: []ModeSpec{
 		{Mode: OnDemand, Words: "on demand: GEMINI.md, which Gemini CLI reads, and AGENTS.md teach the agent to run kbs now",
 			Artifacts: append([]Artifact{geminiBlock}, onDemandOnly()...)},
+		{Mode: Reinject, Words: "re-inject (opt-in): a BeforeModel hook adds the work in progress to the first request after each compression, once; GEMINI.md and AGENTS.md teach kbs now as well",
+			Artifacts: append([]Artifact{geminiTurnHook, geminiTurn, geminiBlock}, onDemandOnly()...)},
 	},
 	Refused: map[Mode]string{
-		Reinject: "Gemini CLI cannot re-inject after compaction: " + geminiReason,
-		Nudge:    "Gemini CLI's PreCompress hook fires on every turn, compressing or not, so its message would come at every turn, not before a compression",
+		Nudge: "Gemini CLI's PreCompress hook fires on every turn, compressing or not, so its message would come at every turn, not before a compression",
 	},
-	Reinject: "no: " + geminiReason,
+	Reinject: "yes: a BeforeModel hook runs before every request and adds the reminder to the first request after each compression, once, which it knows by the summary the history then starts from, since " + geminiNoEvent + "; opt-in (`gemini=reinject`): proven on Gemini CLI 0.61.0 in the e2e tests, the default after more measurements",
+	OptIn:    "re-inject is opt-in (--agents gemini=reinject) until it is measured on more than Gemini CLI 0.61.0",
 	Markers:  []string{".gemini", GeminiContextFile},
 	Binaries: []string{"gemini"},
 	Reads: Reads{
@@ -59,15 +105,23 @@ var gemini = &Agent{
 		Files:         GeminiSettings,
 		Layout:        LayoutGrouped,
 		ProjectDirEnv: "GEMINI_PROJECT_DIR",
+		TimeoutMillis: true,
 		WrongEvents: map[string]string{
 			"PreCompress": "Gemini CLI fires PreCompress on every turn, compressing or not, and shows what it prints to the user only, never to the model",
 			"BeforeAgent": "BeforeAgent fires at every prompt, which would inject on every turn, not after compaction",
-			"BeforeModel": "BeforeModel fires before every model call, which would inject on every turn, not after compaction",
+			"BeforeModel": "BeforeModel fires before every model call, so a hook there that prints the reminder injects it on every turn, not after compaction (nowhook's own BeforeModel hook, " + GeminiTurnScript + ", prints only in the first request after a compression: gemini=reinject)",
 		},
 	},
 	Doctor: Doctor{
 		Quirks: []Check{geminiMigratedCheck, geminiContextCheck},
 		Loads:  geminiContextFiles,
+	},
+	// Measured on 0.61.0: started in sub/deeper of a repository whose root
+	// has the hook, Gemini CLI listed no project hook and the hook never
+	// ran (TestGeminiReinjectSubfolder).
+	Scope: Scope{
+		Loads:   "only from the directory it starts in",
+		Refused: "nowhook has no user-scope hook for Gemini CLI yet (its BeforeModel hook would go into ~/.gemini/settings.json)",
 	},
 }
 

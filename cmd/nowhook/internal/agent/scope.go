@@ -175,7 +175,11 @@ func (a *Agent) SubFolderCell() string {
 	case a.Scope.User != nil:
 		return "no reminder from the project's hook (" + a.Title + " loads project hooks " + a.Scope.Loads + "); `setup --scope user --agents " + a.Name + "` covers every session"
 	}
-	return "no reminder: " + a.Title + " loads project hooks " + a.Scope.Loads
+	cell := "no reminder: " + a.Title + " loads project hooks " + a.Scope.Loads
+	if a.Default != Reinject {
+		cell = "with `" + a.Name + "=" + string(Reinject) + "`, " + cell
+	}
+	return cell
 }
 
 // userSettings is a project settings schema for the user's own file: its

@@ -454,9 +454,12 @@ var modeCheck = checkFunc{"mode", func(d *doctor, a *agent) []Finding {
 		f.Message = a.p.Title + ": re-inject after compaction (" + strings.TrimPrefix(a.p.Reinject, "yes: ") + ")"
 	case agentpkg.OnDemand:
 		f.Message = a.p.Title + ": on-demand only, " + d.teachesKbsNow(a.p)
-		if refusal != "" {
+		switch {
+		case refusal != "":
 			f.Message += " (" + refusal + ")"
-		} else {
+		case a.p.OptIn != "":
+			f.Message += "; " + a.p.OptIn
+		default:
 			f.Severity = Info
 			f.Message += "; it can re-inject after compaction"
 			f.Fix = d.setupFix(a.p.Name + "=" + string(a.p.Default))

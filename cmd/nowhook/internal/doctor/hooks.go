@@ -147,7 +147,7 @@ var ourHookCheck = checkFunc{"hook", func(d *doctor, a *agent) []Finding {
 
 // hookShape checks one of our handlers as the agent reads it.
 func (d *doctor) hookShape(a *agent, s *ourSpec, h diag.Handler, want generate.Hook, budget time.Duration) []Finding {
-	sh := &shape{h: h, title: a.p.Title, fix: d.setupFix(a.p.Name + "=" + string(s.mode))}
+	sh := &shape{h: h, title: a.p.Title, fix: d.setupFix(a.p.Name + "=" + string(s.mode)), millis: a.p.Hooks.TimeoutMillis}
 	if h.File.User {
 		sh.fix = "correct the entry in " + h.File.Show + " by hand, or delete it and run " + sh.fix
 	}
@@ -190,8 +190,10 @@ type shape struct {
 	h     diag.Handler
 	title string // the agent
 	fix   string
-	bad   []Finding
-	how   []string
+	// millis: the agent counts "timeout" in milliseconds, not seconds.
+	millis bool
+	bad    []Finding
+	how    []string
 }
 
 func (sh *shape) wrong(sev Severity, format string, args ...any) {
@@ -255,30 +257,34 @@ func (sh *shape) async() {
 	}
 }
 
-// timeout: a positive number of seconds, no less than the wrapper's
-// budget.
+// timeout: a positive number of seconds (of milliseconds, where the
+// agent counts those), no less than the wrapper's budget.
 func (sh *shape) timeout(grouped bool, budget time.Duration) {
+	unit, units, short, note := time.Second, "seconds", "s", ""
+	if sh.millis {
+		unit, units, short, note = time.Millisecond, "milliseconds", " ms", " ms"
+	}
 	raw, ok := sh.h.Obj["timeout"]
 	if !ok {
-		if grouped {
+		if grouped && !sh.millis {
 			sh.wrong(Info, "has no timeout, so %s would wait up to 600 s; the wrapper stops on its own after %s", sh.title, budget)
 		}
 		return
 	}
 	n, isNum := raw.(json.Number)
 	if !isNum {
-		sh.wrong(Error, `"timeout" is %s, not a number of seconds; %s rejects the handler`, jsonText(raw), sh.title)
+		sh.wrong(Error, `"timeout" is %s, not a number of %s; %s rejects the handler`, jsonText(raw), units, sh.title)
 		return
 	}
-	secs, err := strconv.ParseFloat(n.String(), 64)
-	if err != nil || secs <= 0 {
-		sh.wrong(Error, `"timeout": %s is not a positive number of seconds; %s rejects the handler`, n, sh.title)
+	v, err := strconv.ParseFloat(n.String(), 64)
+	if err != nil || v <= 0 {
+		sh.wrong(Error, `"timeout": %s is not a positive number of %s; %s rejects the handler`, n, units, sh.title)
 		return
 	}
-	if time.Duration(secs*float64(time.Second)) < budget {
-		sh.wrong(Warn, `"timeout": %s cancels the hook before the %s the wrapper gives kbs; a slow kbs means no reminder`, n, budget)
+	if time.Duration(v*float64(unit)) < budget {
+		sh.wrong(Warn, `"timeout": %s%s cancels the hook before the %s the wrapper gives kbs; a slow kbs means no reminder`, n, note, budget)
 	}
-	sh.how = append(sh.how, "timeout "+n.String()+"s")
+	sh.how = append(sh.how, "timeout "+n.String()+short)
 }
 
 // entryCommand is the command of the entry setup writes.
@@ -403,21 +409,26 @@ func (d *doctor) showFix(abs string) string {
 
 // wrongEventCheck: no hook runs `kbs now` from an event that cannot put
 // the reminder back after compaction (the platform's WrongEvents). Our
-// own checkpoint entries are no such attempt (Claude Code's PreCompact
-// summary hint gives the summariser the ids, by design): the table
-// declares them, and they are known by the script their command runs.
+// own entries are no such attempt: the table declares each at its event,
+// with the script its command runs, by which doctor knows it (Claude
+// Code's PreCompact summary hint gives the summariser the ids, by design;
+// Gemini CLI's BeforeModel hook prints only after a compression).
 var wrongEventCheck = checkFunc{"inject-event", func(d *doctor, a *agent) []Finding {
 	var out []Finding
 	for _, f := range a.files {
 		for _, h := range f.Handlers {
 			reason, wrong := a.p.Hooks.WrongEvents[h.Event]
-			if !wrong || a.checkpointSpec(h) != nil || !d.handlerRunsReminder(a, h) {
+			if !wrong || a.ourSpec(h) != nil || !d.handlerRunsReminder(a, h) {
 				continue
 			}
 			fix := "delete the " + h.Event + " entry at " + h.Where()
-			if a.p.Refused[agentpkg.Reinject] != "" {
+			hook, opt := reinjectHook(a.p)
+			switch {
+			case a.p.Refused[agentpkg.Reinject] != "":
 				fix += "; " + d.setupFix(a.p.Name) + " teaches `kbs now` in " + joinFiles(onDemandFiles(a.p)) + " instead"
-			} else {
+			case opt && a.p.Default != agentpkg.Reinject:
+				fix += "; " + d.setupFix(a.p.ArgFor(agentpkg.Reinject)) + " installs nowhook's " + hook.File.Event + " hook, which prints only after a compression"
+			default:
 				fix += "; " + d.setupFix(a.p.Name) + " installs the SessionStart compact hook"
 			}
 			out = append(out, Finding{Severity: Error, Path: f.Show,
@@ -426,6 +437,30 @@ var wrongEventCheck = checkFunc{"inject-event", func(d *doctor, a *agent) []Find
 	}
 	return out
 }}
+
+// ourSpec returns the hook entry of ours, re-inject's or the
+// checkpoint's, that handler h is, or nil.
+func (a *agent) ourSpec(h diag.Handler) *ourSpec {
+	for _, s := range a.specs {
+		for _, o := range s.ours {
+			if o.File == h.File && o.At == h.At {
+				return s
+			}
+		}
+	}
+	return a.checkpointSpec(h)
+}
+
+// reinjectHook is the hook entry of the agent's re-inject mode, if it has
+// one.
+func reinjectHook(p *agentpkg.Agent) (*agentpkg.HookEntry, bool) {
+	for _, mh := range p.HookEntries() {
+		if mh.Mode == agentpkg.Reinject {
+			return mh.Hook, true
+		}
+	}
+	return nil, false
+}
 
 // reminderScriptRE finds a script that runs the reminder: `... now --json`
 // or `nowhook reminder` on a line that is not a comment.
