@@ -1,7 +1,6 @@
 package reminder
 
 import (
-	"errors"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -122,17 +121,11 @@ func checkpoint(o options) []byte {
 		o.log.printf("neither XDG_STATE_HOME nor HOME is set, so the checkpoint could not be said only once: printing nothing")
 		return nil
 	}
-	now := time.Now()
-	switch err := setLatch(states, name, latchContent(now, pl.sessionID, dir, pl.event, used, window), now); {
-	case errors.Is(err, errLatched):
-		o.log.printf("already said in this session (latch %s): printing nothing", filepath.Join(states, name))
-		return nil
-	case err != nil:
-		// Without the latch it would fire on every call: never.
-		o.log.printf("setting the latch: %v: printing nothing", err)
+	if !o.takeLatch(states, name, "already said in this session", func(now time.Time) string {
+		return latchContent(now, pl.sessionID, dir, pl.event, used, window)
+	}) {
 		return nil
 	}
-	o.log.printf("latch set: %s", filepath.Join(states, name))
 	items, prog, ok := o.inProgress(dir, deadline, false)
 	if !ok {
 		return nil

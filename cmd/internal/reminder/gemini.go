@@ -3,16 +3,11 @@ package reminder
 import (
 	"bytes"
 	"encoding/hex"
-	"errors"
-	"flag"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -61,24 +56,6 @@ const (
 	geminiLatchDir = "gemini"
 )
 
-// isGeminiTurn reports whether args ask for --gemini-turn (in any form the
-// flag package accepts).
-func isGeminiTurn(args []string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		name := strings.TrimLeft(a, "-")
-		if len(a)-len(name) == 0 || len(a)-len(name) > 2 {
-			continue
-		}
-		if name == "gemini-turn" || strings.HasPrefix(name, "gemini-turn=") && name != "gemini-turn=false" {
-			return true
-		}
-	}
-	return false
-}
-
 const geminiUsage = `Usage: nowhook reminder --gemini-turn [--timeout DURATION]
 
 For Gemini CLI's BeforeModel hook, which runs before every request. When
@@ -95,54 +72,6 @@ ${XDG_STATE_HOME:-~/.local/state}/nowhook/gemini.
 Flags:
   --timeout DURATION   the budget for kbs (default 5s)
 `
-
-// runGeminiTurn is Run for --gemini-turn.
-func runGeminiTurn(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	log := logger{w: stderr, on: os.Getenv("NOWHOOK_DEBUG") != ""}
-	if log.on {
-		signal.Ignore(syscall.SIGPIPE)
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			log.printf("internal error, printing nothing: %v", r)
-		}
-	}()
-	budget, help := parseGeminiFlags(args, log)
-	if help {
-		fmt.Fprint(stdout, geminiUsage)
-		return 0
-	}
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	defer signal.Stop(stop)
-	wd, _ := os.Getwd()
-	out := geminiTurn(options{budget: budget, stdin: stdin, getenv: os.Getenv, wd: wd, stop: stop, log: log})
-	if len(out) > 0 {
-		signal.Ignore(syscall.SIGPIPE)
-		if _, err := stdout.Write(out); err != nil {
-			log.printf("writing the output: %v", err)
-		}
-	}
-	return 0
-}
-
-func parseGeminiFlags(args []string, log logger) (budget time.Duration, help bool) {
-	fs := flag.NewFlagSet("reminder --gemini-turn", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Bool("gemini-turn", true, "")
-	timeout := fs.Duration("timeout", DefaultBudget, "")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0, true
-		}
-		log.printf("ignoring arguments: %v", err)
-	}
-	if *timeout <= 0 || *timeout > maxBudget {
-		log.printf("--timeout %s out of range, using %s", *timeout, DefaultBudget)
-		return DefaultBudget, false
-	}
-	return *timeout, false
-}
 
 // geminiPayload is what --gemini-turn reads from a BeforeModel payload.
 type geminiPayload struct {
@@ -195,29 +124,17 @@ func geminiTurn(o options) []byte {
 	if dir == "" {
 		return nil
 	}
-	// The latch is set before kbs runs: a kbs that fails or hangs costs
-	// one try per compression, not one per request.
-	now := time.Now()
-	switch err := setLatch(states, name, geminiLatchContent(now, pl, dir), now); {
-	case errors.Is(err, errLatched):
-		o.log.printf("this compression was answered already (latch %s): printing nothing", filepath.Join(states, name))
-		return nil
-	case err != nil:
-		o.log.printf("setting the latch: %v: printing nothing", err)
+	if !o.takeLatch(states, name, "this compression was answered already", func(now time.Time) string {
+		return geminiLatchContent(now, pl, dir)
+	}) {
 		return nil
 	}
-	o.log.printf("compression seen, latch set: %s", filepath.Join(states, name))
-	prog := o.kbs()
-	if prog == "" {
-		return nil
-	}
-	items, err := queryRetry(prog, dir, deadline, o.stop, o.log)
-	if err != nil {
+	items, _, ok := o.inProgress(dir, deadline, false)
+	if !ok || len(items) == 0 {
 		return nil
 	}
 	text := format(items)
 	if len(text) == 0 {
-		o.log.printf("nothing in progress: printing nothing")
 		return nil
 	}
 	return geminiOutput(pl, text)

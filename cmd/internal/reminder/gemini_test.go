@@ -283,10 +283,10 @@ func TestGeminiTurnRun(t *testing.T) {
 	}
 	for args, want := range map[string]bool{
 		"--gemini-turn": true, "-gemini-turn": true, "--gemini-turn=true": true, "--timeout 5s --gemini-turn": true,
-		"--gemini-turn=false": false, "---gemini-turn": false, "-- --gemini-turn": false, "gemini-turn": false, "--checkpoint": false,
+		"--gemini-turn=false": false, "--gemini-turn --checkpoint": false, "---gemini-turn": false, "-- --gemini-turn": false, "gemini-turn": false, "--checkpoint": false,
 	} {
-		if got := isGeminiTurn(strings.Fields(args)); got != want {
-			t.Errorf("isGeminiTurn(%s) = %v", args, got)
+		if cfg, _ := parseFlags(strings.Fields(args), logger{}); (cfg.mode == modeGeminiTurn) != want {
+			t.Errorf("parseFlags(%s): mode %v, want --gemini-turn %v", args, cfg.mode, want)
 		}
 	}
 }

@@ -64,6 +64,27 @@ func rearm(path string) error {
 // errLatched is returned by setLatch when the latch is already set.
 var errLatched = errors.New("already latched")
 
+// takeLatch sets the latch name in states before kbs runs, so that a kbs
+// that fails or hangs costs one try per latch, not one per hook call, and
+// reports whether this call set it (and may go on to kbs). said tells,
+// for NOWHOOK_DEBUG, what a latch already there means; content is what
+// the latch holds, for a person who looks.
+func (o options) takeLatch(states, name, said string, content func(now time.Time) string) bool {
+	now := time.Now()
+	path := filepath.Join(states, name)
+	switch err := setLatch(states, name, content(now), now); {
+	case errors.Is(err, errLatched):
+		o.log.printf("%s (latch %s): printing nothing", said, path)
+		return false
+	case err != nil:
+		// Without the latch it would fire on every call: never.
+		o.log.printf("setting the latch: %v: printing nothing", err)
+		return false
+	}
+	o.log.printf("latch set: %s", path)
+	return true
+}
+
 // setLatch creates the latch atomically and exclusively: the content goes
 // into a temporary file that is then linked to the latch's name, so that
 // of two hooks racing (parallel tool calls), exactly one sets it; the

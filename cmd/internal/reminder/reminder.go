@@ -56,13 +56,11 @@ const (
 )
 
 // Run is `nowhook reminder [--checkpoint [--at P] [--refire P] [--window N]
-// | --hint] [--timeout DURATION]`. It prints the reminder, the checkpoint or
-// the hint, or nothing, writes to stderr only when NOWHOOK_DEBUG is set, and
-// always returns 0.
+// | --hint | --gemini-turn] [--timeout DURATION]`. It prints the reminder,
+// the checkpoint, the hint or Gemini CLI's request with the reminder, or
+// nothing, writes to stderr only when NOWHOOK_DEBUG is set, and always
+// returns 0.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if isGeminiTurn(args) { // Gemini CLI's BeforeModel hook: gemini.go
-		return runGeminiTurn(args, stdin, stdout, stderr)
-	}
 	log := logger{w: stderr, on: os.Getenv("NOWHOOK_DEBUG") != ""}
 	if log.on {
 		// Diagnostics to a reader that went away must not kill the hook.
@@ -74,6 +72,10 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}()
 	cfg, help := parseFlags(args, log)
+	if help && cfg.mode == modeGeminiTurn {
+		fmt.Fprint(stdout, geminiUsage)
+		return 0
+	}
 	if help {
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -102,6 +104,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		out = checkpoint(o)
 	case modeHint:
 		out = hint(o)
+	case modeGeminiTurn: // Gemini CLI's BeforeModel hook: gemini.go
+		out = geminiTurn(o)
 	}
 	if len(out) > 0 {
 		// The agent may have stopped reading: a write error is not a crash.
@@ -116,6 +120,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 const usage = `Usage: nowhook reminder [--timeout DURATION]
        nowhook reminder --checkpoint [--at PERCENT] [--refire PERCENT] [--window TOKENS] [--timeout DURATION]
        nowhook reminder --hint [--timeout DURATION]
+       nowhook reminder --gemini-turn [--timeout DURATION]
 
 Without a mode, prints the Kanbus work-in-progress reminder for an agent's
 SessionStart (compact) hook.
@@ -134,6 +139,10 @@ text. The latch lives in ${XDG_STATE_HOME:-~/.local/state}/nowhook/checkpoint.
 of the work in progress for the summary to keep (kbs now --json --list
 --raw).
 
+--gemini-turn is for Gemini CLI's BeforeModel hook, which runs before
+every request: it adds the reminder to the first request after each
+compression (nowhook reminder --gemini-turn --help says more).
+
 Every mode reads the hook payload from stdin, runs $KBS, kbs or kanbus
 with "now --json --list" under the budget, prints nothing on any failure,
 and always exits 0. Set NOWHOOK_DEBUG=1 to see why it printed nothing.
@@ -146,6 +155,7 @@ Flags:
   --window TOKENS      the model's context window (default: from the transcript,
                        Claude Code's known models, else 200000)
   --hint               the summary hint for Claude Code's PreCompact hook
+  --gemini-turn        the reminder in Gemini CLI's first request after a compression
 `
 
 // mode is what Run does.
@@ -155,6 +165,7 @@ const (
 	modeReminder mode = iota
 	modeCheckpoint
 	modeHint
+	modeGeminiTurn
 	modeNone // conflicting flags: print nothing
 )
 
@@ -184,25 +195,29 @@ func parseFlags(args []string, log logger) (cfg config, help bool) {
 	timeout := fs.Duration("timeout", DefaultBudget, "")
 	checkpoint := fs.Bool("checkpoint", false, "")
 	hint := fs.Bool("hint", false, "")
+	gemini := fs.Bool("gemini-turn", false, "")
 	at := fs.Int("at", DefaultAt, "")
 	refire := fs.Int("refire", DefaultRefire, "")
 	window := fs.Int64("window", 0, "")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cfg, true
-		}
+	err := fs.Parse(args)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		log.printf("ignoring arguments: %v", err)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	switch {
-	case *checkpoint && *hint:
-		log.printf("--checkpoint and --hint exclude each other: printing nothing")
+	switch n := btoi(*checkpoint) + btoi(*hint) + btoi(*gemini); {
+	case n > 1:
+		log.printf("--checkpoint, --hint and --gemini-turn exclude each other: printing nothing")
 		cfg.mode = modeNone
 	case *checkpoint:
 		cfg.mode = modeCheckpoint
 	case *hint:
 		cfg.mode = modeHint
+	case *gemini:
+		cfg.mode = modeGeminiTurn
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return cfg, true
 	}
 	def := DefaultBudget
 	if cfg.mode == modeHint {
@@ -233,6 +248,13 @@ func parseFlags(args []string, log logger) (cfg config, help bool) {
 		cfg.window = 0
 	}
 	return cfg, false
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // options is everything remind reads from its environment.

@@ -74,12 +74,13 @@ func TestGeminiContextBlockAfterCompression(t *testing.T) {
 	}
 }
 
-// TestGeminiReinjectRefusedNoBlock is the negative control: `nowhook setup
-// --yes --agents gemini=reinject` exits 2 with Gemini CLI's reason and
-// writes nothing, and then no request Gemini CLI sends, before or after a
-// compression, carries any line of the kbs-now block, while the project's
-// own GEMINI.md does reach the model through the same channel.
-func TestGeminiReinjectRefusedNoBlock(t *testing.T) {
+// TestGeminiRefusedModeNoBlock is the negative control: `nowhook setup
+// --yes --agents gemini=nudge`, a mode Gemini CLI lacks, exits 2 with
+// Gemini CLI's reason and writes nothing, and then no request Gemini CLI
+// sends, before or after a compression, carries any line of the kbs-now
+// block, while the project's own GEMINI.md does reach the model through
+// the same channel.
+func TestGeminiRefusedModeNoBlock(t *testing.T) {
 	bin := findClient(t, "GEMINI_BIN", "gemini")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -91,17 +92,17 @@ func TestGeminiReinjectRefusedNoBlock(t *testing.T) {
 	clientVersion(t, ctx, env, bin)
 
 	before := geminiRepoTree(t, s.repo)
-	res := runCmd(t, ctx, env, s.repo, "", filepath.Join(s.bin, "nowhook"), "setup", "--yes", "--agents", "gemini=reinject")
+	res := runCmd(t, ctx, env, s.repo, "", filepath.Join(s.bin, "nowhook"), "setup", "--yes", "--agents", "gemini=nudge")
 	var exit *exec.ExitError
 	if !errors.As(res.err, &exit) || exit.ExitCode() != 2 {
-		t.Fatalf("nowhook setup --agents gemini=reinject: %v, want exit status 2\n%s%s", res.err, res.stdout, res.stderr)
+		t.Fatalf("nowhook setup --agents gemini=nudge: %v, want exit status 2\n%s%s", res.err, res.stdout, res.stderr)
 	}
-	for _, w := range []string{"gemini=reinject is refused: Gemini CLI cannot re-inject after compaction:", "Nothing was written."} {
+	for _, w := range []string{"gemini=nudge is refused: Gemini CLI's PreCompress hook fires on every turn", "Nothing was written."} {
 		if !strings.Contains(res.stderr, w) {
 			t.Errorf("the refusal does not say %q:\n%s", w, res.stderr)
 		}
 	}
-	t.Logf("nowhook setup --yes --agents gemini=reinject (exit 2):\n%s", strings.TrimSpace(res.stderr))
+	t.Logf("nowhook setup --yes --agents gemini=nudge (exit 2):\n%s", strings.TrimSpace(res.stderr))
 	if after := geminiRepoTree(t, s.repo); after != before {
 		t.Errorf("the refused setup changed the repository:\nbefore:\n%s\nafter:\n%s", before, after)
 	}

@@ -8,36 +8,31 @@ import (
 	"testing"
 )
 
-// The Gemini CLI re-inject (docs/gemini-reinject.md): a BeforeModel hook
-// running templates/gemini-turn.sh, which runs `nowhook reminder
-// --gemini-turn`. The tests write the hook themselves, as the agent row
-// gemini=reinject is to write it: .gemini/settings.json and
-// .gemini/hooks/kanbus-gemini-turn.sh.
+// The Gemini CLI re-inject (docs/platforms.md#gemini-cli): `nowhook setup
+// --yes --agents gemini=reinject` writes a BeforeModel hook into
+// .gemini/settings.json that runs .gemini/hooks/kanbus-gemini-turn.sh
+// (templates/gemini-turn.sh), which runs `nowhook reminder --gemini-turn`.
+// The tests run setup and then the real client, so they prove what setup
+// writes.
 
-// geminiTurnHook is the settings entry the tests install: BeforeModel,
-// every request (matcher "*"), timeout in milliseconds. Gemini CLI
-// replaces $GEMINI_PROJECT_DIR in the command with the session's
-// directory, shell-quoted, before bash runs it.
-const geminiTurnHook = `{
-  "hooks": {
-    "BeforeModel": [
-      {"matcher": "*", "hooks": [{"type": "command", "command": "$GEMINI_PROJECT_DIR/.gemini/hooks/kanbus-gemini-turn.sh", "timeout": 10000}]}
-    ]
-  }
-}
-`
-
-// installGeminiTurn writes the hook and its wrapper, from the template,
-// into the sandbox's repository.
-func installGeminiTurn(t *testing.T, s *sandbox) {
+// setupGeminiTurn runs `nowhook setup --yes --agents gemini=reinject` in
+// the sandbox's repository and checks that it wrote the hook.
+func setupGeminiTurn(t *testing.T, ctx context.Context, s *sandbox) {
 	t.Helper()
-	tmpl, err := os.ReadFile(filepath.Join("..", "..", "..", "templates", "gemini-turn.sh"))
+	out := runNowhook(t, ctx, s, "setup", "--yes", "--agents", "gemini=reinject")
+	for _, w := range []string{".gemini/settings.json (created)", ".gemini/hooks/kanbus-gemini-turn.sh (created)", "GEMINI.md (created)"} {
+		if !strings.Contains(out, w) {
+			t.Fatalf("setup --agents gemini=reinject does not say %q:\n%s", w, out)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(s.repo, ".gemini", "settings.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	script := strings.ReplaceAll(string(tmpl), "@TIMEOUT@", "5s")
-	writeFile(t, filepath.Join(s.repo, ".gemini", "hooks", "kanbus-gemini-turn.sh"), script, 0o755)
-	writeFile(t, filepath.Join(s.repo, ".gemini", "settings.json"), geminiTurnHook, 0o644)
+	if !strings.Contains(string(b), `"command": "$GEMINI_PROJECT_DIR/.gemini/hooks/kanbus-gemini-turn.sh"`) {
+		t.Fatalf(".gemini/settings.json lacks the BeforeModel command:\n%s", b)
+	}
+	t.Logf(".gemini/settings.json as setup wrote it:\n%s", b)
 }
 
 // geminiMultiEnv is geminiEnv for a geminiMultiMock.
@@ -84,7 +79,7 @@ func geminiTwoCompressions(t *testing.T, mode kbsMode, continues int) (*sandbox,
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	s := newSandbox(t, mode)
-	installGeminiTurn(t, s)
+	setupGeminiTurn(t, ctx, s)
 	m := newGeminiMultiMock(t, 2, continues)
 	env := geminiMultiEnv(t, s, m)
 	clientVersion(t, ctx, env, bin)
@@ -114,7 +109,7 @@ func geminiFirstTurns(t *testing.T, reqs []recordedRequest) (first, turns []int)
 	return first, turns
 }
 
-// TestGeminiReinjectAfterCompression: with the BeforeModel hook, the
+// TestGeminiReinjectAfterCompression: with the BeforeModel hook setup wrote, the
 // reminder is in the first request after each of two compressions, once,
 // right after that compression's summary, and in no other request: not
 // before the first compression, not in the request after the first one
@@ -197,7 +192,7 @@ func TestGeminiReinjectSubfolder(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	s := newSandbox(t, kbsFixture)
-	installGeminiTurn(t, s)
+	setupGeminiTurn(t, ctx, s)
 	sub := filepath.Join(s.repo, "sub", "deeper")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
