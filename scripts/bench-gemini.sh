@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench-gemini.sh [RUNS]: what Gemini CLI's BeforeModel hook (nowhook
-# reminder --gemini-turn, docs/gemini-reinject.md) adds to every model
-# request, in ms per request: the median of RUNS runs (default 300) of each
+# reminder --gemini-turn; docs/platforms.md, "Gemini CLI: re-inject
+# through BeforeModel") adds to every model request, in ms per request: the median of RUNS runs (default 300) of each
 # case, its ratio to a bare /bin/true hook, and how far above it lies.
 #
 # Each run is what Gemini CLI does for a hook: `bash -c COMMAND` in a

@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-// Gemini CLI re-inject (docs/gemini-reinject.md). Gemini CLI 0.61.0 has no
-// event after a compression, but its BeforeModel hook runs before every
-// request of the conversation and is handed that request's history as
-// text (llm_request.messages). After a compression the history starts
+// Gemini CLI re-inject (docs/platforms.md, "Gemini CLI: re-inject through
+// BeforeModel"). Gemini CLI 0.61.0 has no event after a compression, but
+// its BeforeModel hook runs before every request of the conversation and
+// is handed that request's history as text (llm_request.messages). After a compression the history starts
 // again from the summary: a user message holding <state_snapshot>, then
 // the model message geminiAck, which the CLI writes itself. --gemini-turn
 // answers BeforeModel: when the history shows a compression it has not

@@ -17,7 +17,8 @@ import (
 )
 
 // The cost of Gemini CLI's BeforeModel hook, which runs before every
-// request (docs/gemini-reinject.md). scripts/bench-gemini.sh runs these.
+// request (docs/platforms.md, "Gemini CLI: re-inject through
+// BeforeModel"). scripts/bench-gemini.sh runs these.
 //
 // Sizes: Gemini CLI compresses at half of a 1,048,576-token window
 // (0.61.0), so a history grows to some 2 MB of text before its first

@@ -30,8 +30,8 @@ type geminiHookInput struct {
 
 // TestGeminiHookPayloads records what Gemini CLI hands its BeforeAgent,
 // BeforeModel and PreCompress hooks over one headless run with two
-// compressions (docs/gemini-reinject.md): BeforeAgent runs once, for the
-// user's prompt, before anything is compressed, and not for the CLI's own
+// compressions (docs/platforms.md, "Gemini CLI: re-inject through
+// BeforeModel"): BeforeAgent runs once, for the user's prompt, before anything is compressed, and not for the CLI's own
 // "Please continue."; BeforeModel runs before every turn request and
 // never before the CLI's helper requests (next-speaker check, summary,
 // verification), and after a compression its llm_request.messages start
