@@ -27,7 +27,7 @@ var kimi = &Agent{
 		Reinject: "Kimi Code CLI cannot re-inject after compaction: " + kimiReason,
 		Nudge:    "nudge is Cursor's pre-compaction message to the user; Kimi Code CLI's PreCompact hook is not known to show one (not measured)",
 	},
-	Reinject: "no (vendor docs, not measured): " + kimiReason,
+	Reinject: "no (vendor docs and a report on its source, not measured): " + kimiReason,
 	// .kimi-code is where Kimi Code CLI keeps its configuration (in the
 	// home folder; a project's .kimi-code/ is not documented to be read,
 	// but shows the tool is used).
