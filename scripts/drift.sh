@@ -1,0 +1,286 @@
+#!/usr/bin/env bash
+# drift.sh is the drift run: for each client pinned in scripts/pins.tsv it
+# asks npm for the newest release (`npm view PACKAGE version`, the `latest`
+# tag), installs it beside the pin (scripts/install-agents.sh
+# AGENT@VERSION, into the cache's drift/AGENT), runs that client's
+# real-client tests (cmd/nowhook/e2e, the tests named
+# Test[Checkpoint|Reads]<Agent>..., with only that client's *_BIN set) on
+# the pin and on the newest release, and prints one table: client, pinned,
+# newest, result. When the newest release is the pin it says so and runs
+# the tests once.
+#
+# A newest release that fails is a WARNING line, not a failure: the pins
+# define what nowhook has proven, and a pin is bumped (one line of
+# scripts/pins.tsv) once the newest passes. When npm cannot be asked (no
+# network), the newest is not checked and a WARNING line says so.
+#
+# usage: scripts/drift.sh [--pinned-passed] [--strict] [--newest AGENT=VERSION]... [AGENT...]
+#
+#   AGENT...          only these clients (default: every pin)
+#   --pinned-passed   do not run the pins' tests: the caller ran them and
+#                     they passed (CI: its main test command runs every pin)
+#   --newest A=V      try version V of client A instead of npm's newest
+#   --strict          a newest release that fails fails the run (exit 1)
+#
+# Environment: NOWHOOK_DRIFT_TIMEOUT bounds each client's test run in
+# seconds (default 600; the whole tree is killed after it, plus 60 s for
+# the build); NOWHOOK_DRIFT_LOGS keeps the logs there (default: a new
+# temporary folder, named at the end); NOWHOOK_AGENT_CACHE as in
+# install-agents.sh. Under GitHub Actions each client's test output is a
+# collapsed group and each warning also a ::warning annotation.
+#
+# Exit status: 0 when every pin that ran passed; 1 when a pin failed or
+# could not be installed (with --strict, also when a newest release
+# failed); 2 on usage.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+timeout_s=${NOWHOOK_DRIFT_TIMEOUT:-600}
+pinned_passed=false
+strict=false
+declare -A newest_override=()
+only=()
+
+say() {
+	printf 'drift: %s\n' "$*"
+}
+
+usage() {
+	sed -n '/^# usage:/,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+}
+
+# warn keeps one WARNING line for the end of the run, after the table.
+warnings=()
+warn() {
+	warnings+=("$*")
+}
+
+# group and endgroup fold a client's test output under GitHub Actions.
+group() {
+	if [ "${GITHUB_ACTIONS:-}" = true ]; then
+		printf '::group::%s\n' "$*"
+	else
+		say "$*"
+	fi
+}
+
+endgroup() {
+	if [ "${GITHUB_ACTIONS:-}" = true ]; then
+		printf '::endgroup::\n'
+	fi
+}
+
+# newest_release PACKAGE: npm's newest release of PACKAGE, or nothing (and
+# the reason in $npm_error) when npm cannot tell, e.g. offline.
+newest_release() {
+	local out
+	npm_error=
+	if ! command -v npm >/dev/null 2>&1; then
+		npm_error="npm not found on PATH"
+		return 0
+	fi
+	if ! out=$(timeout -k 5 60 npm view "$1" version --fetch-retries=1 --fetch-timeout=20000 </dev/null 2>&1); then
+		npm_error="npm view $1 version failed: $(printf '%s\n' "$out" | grep -m 1 -i 'err' || printf '%s\n' "$out" | tail -n 1)"
+		return 0
+	fi
+	out=$(printf '%s\n' "$out" | tail -n 1)
+	if [[ ! $out =~ ^[0-9][0-9A-Za-z.+-]*$ ]]; then
+		npm_error="npm view $1 version printed '$out', not a version"
+		return 0
+	fi
+	printf '%s\n' "$out"
+}
+
+# install AGENT[@VERSION]: installs the client with install-agents.sh and
+# prints the binary's path; its progress goes to $logs/install.log.
+install() {
+	local line
+	line=$(sh scripts/install-agents.sh "$1" </dev/null 2>>"$logs/install.log") || return 1
+	line=${line#*=\'}
+	printf '%s\n' "${line%\'}"
+}
+
+# run_tests AGENT VERSION BIN LABEL runs AGENT's real-client tests on BIN
+# and sets $result (pass, fail, timeout or none) and $detail.
+run_tests() {
+	local agent=$1 version=$2 bin=$3 label=$4
+	local var pattern log start rc a passed failed
+	local -a env_args=()
+	var=${agent^^}_BIN
+	pattern="^Test(Checkpoint|Reads)?${agent^}"
+	log=$logs/$agent-$label-$version.log
+	for a in "${agents[@]}"; do
+		env_args+=(-u "${a^^}_BIN")
+	done
+	group "$agent $version ($label): $var=$bin go test -run '$pattern' ./cmd/nowhook/e2e/ (bound: ${timeout_s}s)"
+	start=$SECONDS
+	set +e
+	env "${env_args[@]}" "$var=$bin" NOWHOOK_E2E_REQUIRE_AGENTS=1 \
+		timeout -k 30 $((timeout_s + 60)) "$testsum" -count=1 -timeout "${timeout_s}s" \
+		-run "$pattern" ./cmd/nowhook/e2e/ </dev/null >"$log" 2>&1
+	rc=$?
+	set -e
+	sed 's/^/    /' "$log"
+	endgroup
+	passed=$(grep -cE '^--- PASS: ' "$log" || true)
+	failed=$(grep -E '^--- FAIL: ' "$log" | awk '{print $3}' | sort -u | paste -sd ' ' - || true)
+	local took=$((SECONDS - start))
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] || grep -q '^panic: test timed out' "$log"; then
+		result=timeout
+		detail="timed out after ${took}s (bound ${timeout_s}s; log $log)"
+	elif [ "$rc" -eq 0 ] && [ "$passed" -gt 0 ]; then
+		result=pass
+		detail="passed ($passed tests, ${took}s)"
+	elif [ "$rc" -eq 0 ]; then
+		result=none
+		detail="no test matched $pattern (log $log)"
+	else
+		result=fail
+		detail="FAILED ${failed:-to build or run} ($passed passed, ${took}s; log $log)"
+	fi
+}
+
+# older A B: true when version A sorts before version B.
+older() {
+	[ "$1" != "$2" ] && [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" = "$1" ]
+}
+
+# drift_one AGENT PACKAGE PIN fills rows[] for one client.
+drift_one() {
+	local agent=$1 package=$2 pin=$3
+	local newest pin_text newest_text bin status=ok
+	# The pin.
+	if $pinned_passed; then
+		pin_text="pin passed in the main test run"
+	elif ! bin=$(install "$agent"); then
+		pin_text="pin FAILED to install (see $logs/install.log)"
+		status=FAIL
+	else
+		run_tests "$agent" "$pin" "$bin" pin
+		pin_text="pin $detail"
+		[ "$result" = pass ] || status=FAIL
+	fi
+	# The newest release.
+	if [ -n "${newest_override[$agent]:-}" ]; then
+		newest=${newest_override[$agent]}
+	else
+		newest=$(newest_release "$package")
+	fi
+	if [ -z "$newest" ]; then
+		newest_text="newest not checked ($npm_error)"
+		warn "$agent: $npm_error: the newest release was not checked (offline?); the pin $pin is what is proven"
+		newest="?"
+		[ "$status" = FAIL ] || status=WARN
+	elif [ "$newest" = "$pin" ]; then
+		newest_text="newest is the pin: not run twice"
+	elif ! bin=$(install "$agent@$newest"); then
+		newest_text="newest FAILED to install (see $logs/install.log)"
+		warn "$agent $newest (newest) could not be installed with npm; see $logs/install.log"
+		[ "$status" = FAIL ] || status=WARN
+	else
+		run_tests "$agent" "$newest" "$bin" newest
+		newest_text="newest $detail"
+		if older "$newest" "$pin"; then
+			newest_text="$newest_text (npm's latest is older than the pin)"
+		fi
+		if [ "$result" != pass ]; then
+			warn "$agent $newest (newest; pinned $pin) $detail: the pin still passes and defines what is proven; fix before bumping scripts/pins.tsv"
+			[ "$status" = FAIL ] || status=WARN
+			$strict && newest_failed=true
+		fi
+	fi
+	[ "$status" = FAIL ] && pin_failed=true
+	rows+=("$(printf '%-9s %-9s %-9s %-5s %s; %s' "$agent" "$pin" "$newest" "$status" "$pin_text" "$newest_text")")
+}
+
+main() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-h | --help)
+			usage
+			return 0
+			;;
+		--pinned-passed) pinned_passed=true ;;
+		--strict) strict=true ;;
+		--newest)
+			if [ $# -lt 2 ] || [[ $2 != ?*=?* ]]; then
+				usage >&2
+				return 2
+			fi
+			newest_override[${2%%=*}]=${2#*=}
+			shift
+			;;
+		--newest=?*=?*)
+			local kv=${1#--newest=}
+			newest_override[${kv%%=*}]=${kv#*=}
+			;;
+		-*)
+			usage >&2
+			return 2
+			;;
+		*) only+=("$1") ;;
+		esac
+		shift
+	done
+	[[ $timeout_s =~ ^[1-9][0-9]*$ ]] || {
+		echo "drift: NOWHOOK_DRIFT_TIMEOUT=$timeout_s: want a number of seconds" >&2
+		return 2
+	}
+
+	local table
+	table=$(sh scripts/install-agents.sh --pins)
+	mapfile -t agents < <(printf '%s\n' "$table" | cut -f1)
+	local a
+	for a in "${only[@]}" "${!newest_override[@]}"; do
+		if ! printf '%s\n' "${agents[@]}" | grep -qx -- "$a"; then
+			echo "drift: no pin for '$a' in scripts/pins.tsv (pinned: ${agents[*]})" >&2
+			return 2
+		fi
+	done
+
+	logs=${NOWHOOK_DRIFT_LOGS:-$(mktemp -d "${TMPDIR:-/tmp}/nowhook-drift.XXXXXX")}
+	mkdir -p "$logs"
+	testsum=$logs/testsum
+	go build -o "$testsum" ./scripts/testsum
+
+	local start=$SECONDS agent package pin line
+	rows=()
+	pin_failed=false
+	newest_failed=false
+	say "the real-client tests on each pin and on npm's newest release (bound per client run: ${timeout_s}s)"
+	local -a lines
+	mapfile -t lines <<<"$table"
+	for line in "${lines[@]}"; do
+		IFS=$'\t' read -r agent package pin _ <<<"$line"
+		if [ ${#only[@]} -gt 0 ] && ! printf '%s\n' "${only[@]}" | grep -qx -- "$agent"; then
+			continue
+		fi
+		drift_one "$agent" "$package" "$pin"
+	done
+
+	echo
+	say "client    pinned    newest    ok?   result"
+	local r
+	for r in "${rows[@]}"; do
+		say "$r"
+	done
+	say "took $((SECONDS - start))s; logs in $logs"
+	local w
+	for w in "${warnings[@]}"; do
+		say "WARNING: $w"
+		if [ "${GITHUB_ACTIONS:-}" = true ]; then
+			printf '::warning title=drift run::%s\n' "$w"
+		fi
+	done
+	if $pin_failed; then
+		say "FAILED: a pinned client fails its real-client tests (table above)"
+		return 1
+	fi
+	if $newest_failed; then
+		say "FAILED (--strict): a newest release fails its real-client tests (table above)"
+		return 1
+	fi
+}
+
+main "$@"
