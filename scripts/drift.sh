@@ -24,7 +24,9 @@
 #
 # Environment: NOWHOOK_DRIFT_TIMEOUT bounds each client's test run in
 # seconds (default 600; the whole tree is killed after it, plus 60 s for
-# the build); NOWHOOK_DRIFT_LOGS keeps the logs there (default: a new
+# the build); NOWHOOK_DRIFT_BUDGET bounds the whole run (default 2400 s: a
+# client run gets at most what is left, and none starts with less than
+# 60 s left, a WARNING instead); NOWHOOK_DRIFT_LOGS keeps the logs there (default: a new
 # temporary folder, named at the end); NOWHOOK_AGENT_CACHE as in
 # install-agents.sh. Under GitHub Actions each client's test output is a
 # collapsed group and each warning also a ::warning annotation.
@@ -37,6 +39,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 timeout_s=${NOWHOOK_DRIFT_TIMEOUT:-600}
+budget_s=${NOWHOOK_DRIFT_BUDGET:-2400}
 pinned_passed=false
 strict=false
 declare -A newest_override=()
@@ -71,17 +74,28 @@ endgroup() {
 	fi
 }
 
-# newest_release PACKAGE: npm's newest release of PACKAGE, or nothing (and
-# the reason in $npm_error) when npm cannot tell, e.g. offline.
+# newest_release PACKAGE sets $release to npm's newest release of PACKAGE,
+# or to nothing and $npm_error to the reason when npm cannot tell (offline;
+# after one such failure npm is not asked again, in $npm_down).
+npm_down=
 newest_release() {
 	local out
+	release=
 	npm_error=
-	if ! command -v npm >/dev/null 2>&1; then
-		npm_error="npm not found on PATH"
+	if [ -n "$npm_down" ]; then
+		npm_error="npm not asked again: it failed above"
 		return 0
 	fi
-	if ! out=$(timeout -k 5 60 npm view "$1" version --fetch-retries=1 --fetch-timeout=20000 </dev/null 2>&1); then
+	if ! command -v npm >/dev/null 2>&1; then
+		npm_error="npm not found on PATH"
+		npm_down=$npm_error
+		return 0
+	fi
+	if ! out=$(timeout -k 5 60 npm view "$1" version --fetch-retries=1 --fetch-timeout=20000 \
+		--fetch-retry-mintimeout=2000 --fetch-retry-maxtimeout=5000 </dev/null 2>&1); then
 		npm_error="npm view $1 version failed: $(printf '%s\n' "$out" | grep -m 1 -i 'err' || printf '%s\n' "$out" | tail -n 1)"
+		# The registry is down or out of reach: do not wait on it again.
+		npm_down=$npm_error
 		return 0
 	fi
 	out=$(printf '%s\n' "$out" | tail -n 1)
@@ -89,7 +103,7 @@ newest_release() {
 		npm_error="npm view $1 version printed '$out', not a version"
 		return 0
 	fi
-	printf '%s\n' "$out"
+	release=$out
 }
 
 # install AGENT[@VERSION]: installs the client with install-agents.sh and
@@ -102,22 +116,29 @@ install() {
 }
 
 # run_tests AGENT VERSION BIN LABEL runs AGENT's real-client tests on BIN
-# and sets $result (pass, fail, timeout or none) and $detail.
+# and sets $result (pass, fail, timeout, none or budget) and $detail.
 run_tests() {
 	local agent=$1 version=$2 bin=$3 label=$4
-	local var pattern log start rc a passed failed
+	local var pattern log start rc a passed failed bound
 	local -a env_args=()
+	bound=$((budget_s - (SECONDS - run_start)))
+	if [ "$bound" -lt 60 ]; then
+		result=budget
+		detail="not run: the drift run's budget of ${budget_s}s is spent (NOWHOOK_DRIFT_BUDGET)"
+		return 0
+	fi
+	[ "$bound" -le "$timeout_s" ] || bound=$timeout_s
 	var=${agent^^}_BIN
 	pattern="^Test(Checkpoint|Reads)?${agent^}"
 	log=$logs/$agent-$label-$version.log
 	for a in "${agents[@]}"; do
 		env_args+=(-u "${a^^}_BIN")
 	done
-	group "$agent $version ($label): $var=$bin go test -run '$pattern' ./cmd/nowhook/e2e/ (bound: ${timeout_s}s)"
+	group "$agent $version ($label): $var=$bin go test -run '$pattern' ./cmd/nowhook/e2e/ (bound: ${bound}s)"
 	start=$SECONDS
 	set +e
 	env "${env_args[@]}" "$var=$bin" NOWHOOK_E2E_REQUIRE_AGENTS=1 \
-		timeout -k 30 $((timeout_s + 60)) "$testsum" -count=1 -timeout "${timeout_s}s" \
+		timeout -k 30 $((bound + 60)) "$testsum" -count=1 -timeout "${bound}s" \
 		-run "$pattern" ./cmd/nowhook/e2e/ </dev/null >"$log" 2>&1
 	rc=$?
 	set -e
@@ -128,7 +149,7 @@ run_tests() {
 	local took=$((SECONDS - start))
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] || grep -q '^panic: test timed out' "$log"; then
 		result=timeout
-		detail="timed out after ${took}s (bound ${timeout_s}s; log $log)"
+		detail="timed out after ${took}s (bound ${bound}s; log $log)"
 	elif [ "$rc" -eq 0 ] && [ "$passed" -gt 0 ]; then
 		result=pass
 		detail="passed ($passed tests, ${took}s)"
@@ -159,17 +180,23 @@ drift_one() {
 	else
 		run_tests "$agent" "$pin" "$bin" pin
 		pin_text="pin $detail"
-		[ "$result" = pass ] || status=FAIL
+		if [ "$result" = budget ]; then
+			warn "$agent $pin (pin) $detail"
+			status=WARN
+		elif [ "$result" != pass ]; then
+			status=FAIL
+		fi
 	fi
 	# The newest release.
 	if [ -n "${newest_override[$agent]:-}" ]; then
 		newest=${newest_override[$agent]}
 	else
-		newest=$(newest_release "$package")
+		newest_release "$package"
+		newest=$release
 	fi
 	if [ -z "$newest" ]; then
 		newest_text="newest not checked ($npm_error)"
-		warn "$agent: $npm_error: the newest release was not checked (offline?); the pin $pin is what is proven"
+		unchecked+=("$agent")
 		newest="?"
 		[ "$status" = FAIL ] || status=WARN
 	elif [ "$newest" = "$pin" ]; then
@@ -181,7 +208,9 @@ drift_one() {
 	else
 		run_tests "$agent" "$newest" "$bin" newest
 		newest_text="newest $detail"
-		if older "$newest" "$pin"; then
+		if [ -n "${newest_override[$agent]:-}" ]; then
+			newest_text="$newest_text (version given with --newest)"
+		elif older "$newest" "$pin"; then
 			newest_text="$newest_text (npm's latest is older than the pin)"
 		fi
 		if [ "$result" != pass ]; then
@@ -223,10 +252,10 @@ main() {
 		esac
 		shift
 	done
-	[[ $timeout_s =~ ^[1-9][0-9]*$ ]] || {
-		echo "drift: NOWHOOK_DRIFT_TIMEOUT=$timeout_s: want a number of seconds" >&2
+	if [[ ! $timeout_s =~ ^[1-9][0-9]*$ ]] || [[ ! $budget_s =~ ^[1-9][0-9]*$ ]]; then
+		echo "drift: NOWHOOK_DRIFT_TIMEOUT=$timeout_s, NOWHOOK_DRIFT_BUDGET=$budget_s: want numbers of seconds" >&2
 		return 2
-	}
+	fi
 
 	local table
 	table=$(sh scripts/install-agents.sh --pins)
@@ -244,11 +273,13 @@ main() {
 	testsum=$logs/testsum
 	go build -o "$testsum" ./scripts/testsum
 
-	local start=$SECONDS agent package pin line
+	run_start=$SECONDS
+	local agent package pin line
 	rows=()
+	unchecked=()
 	pin_failed=false
 	newest_failed=false
-	say "the real-client tests on each pin and on npm's newest release (bound per client run: ${timeout_s}s)"
+	say "the real-client tests on each pin and on npm's newest release (bound: ${timeout_s}s per client run, ${budget_s}s in all)"
 	local -a lines
 	mapfile -t lines <<<"$table"
 	for line in "${lines[@]}"; do
@@ -265,7 +296,10 @@ main() {
 	for r in "${rows[@]}"; do
 		say "$r"
 	done
-	say "took $((SECONDS - start))s; logs in $logs"
+	say "took $((SECONDS - run_start))s; logs in $logs"
+	if [ ${#unchecked[@]} -gt 0 ]; then
+		warn "newest release not checked for ${unchecked[*]} ($npm_down; offline?): the pins are what is proven"
+	fi
 	local w
 	for w in "${warnings[@]}"; do
 		say "WARNING: $w"
