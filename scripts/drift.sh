@@ -23,8 +23,8 @@
 #   --strict          a newest release that fails fails the run (exit 1)
 #
 # Environment: NOWHOOK_DRIFT_TIMEOUT bounds each client's test run in
-# seconds (default 600; the whole tree is killed after it, plus 60 s for
-# the build); NOWHOOK_DRIFT_BUDGET bounds the whole run (default 2400 s: a
+# seconds (default 900; the whole tree is killed after it, plus 60 s for
+# the build); NOWHOOK_DRIFT_BUDGET bounds the whole run (default 2700 s: a
 # client run gets at most what is left, and none starts with less than
 # 60 s left, a WARNING instead); NOWHOOK_DRIFT_LOGS keeps the logs there (default: a new
 # temporary folder, named at the end); NOWHOOK_AGENT_CACHE as in
@@ -38,8 +38,8 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
-timeout_s=${NOWHOOK_DRIFT_TIMEOUT:-600}
-budget_s=${NOWHOOK_DRIFT_BUDGET:-2400}
+timeout_s=${NOWHOOK_DRIFT_TIMEOUT:-900}
+budget_s=${NOWHOOK_DRIFT_BUDGET:-2700}
 pinned_passed=false
 strict=false
 declare -A newest_override=()
