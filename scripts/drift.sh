@@ -107,10 +107,16 @@ newest_release() {
 }
 
 # install AGENT[@VERSION]: installs the client with install-agents.sh and
-# prints the binary's path; its progress goes to $logs/install.log.
+# prints the binary's path; its progress goes to $logs/install.log, and
+# when it fails the end of that log goes to stderr.
 install() {
-	local line
-	line=$(sh scripts/install-agents.sh "$1" </dev/null 2>>"$logs/install.log") || return 1
+	local line mark
+	mark=$(wc -l <"$logs/install.log")
+	if ! line=$(sh scripts/install-agents.sh "$1" </dev/null 2>>"$logs/install.log"); then
+		say "install-agents.sh $1 failed:" >&2
+		tail -n +$((mark + 1)) "$logs/install.log" | tail -n 20 | sed 's/^/    /' >&2
+		return 1
+	fi
 	line=${line#*=\'}
 	printf '%s\n' "${line%\'}"
 }
@@ -119,7 +125,7 @@ install() {
 # and sets $result (pass, fail, timeout, none or budget) and $detail.
 run_tests() {
 	local agent=$1 version=$2 bin=$3 label=$4
-	local var pattern log start rc a passed failed bound
+	local var pattern log start rc a passed skipped failed bound
 	local -a env_args=()
 	bound=$((budget_s - (SECONDS - run_start)))
 	if [ "$bound" -lt 60 ]; then
@@ -139,12 +145,12 @@ run_tests() {
 	set +e
 	env "${env_args[@]}" "$var=$bin" NOWHOOK_E2E_REQUIRE_AGENTS=1 \
 		timeout -k 30 $((bound + 60)) "$testsum" -count=1 -timeout "${bound}s" \
-		-run "$pattern" ./cmd/nowhook/e2e/ </dev/null >"$log" 2>&1
-	rc=$?
+		-run "$pattern" ./cmd/nowhook/e2e/ </dev/null 2>&1 | tee "$log" | sed 's/^/    /'
+	rc=${PIPESTATUS[0]}
 	set -e
-	sed 's/^/    /' "$log"
 	endgroup
 	passed=$(grep -cE '^--- PASS: ' "$log" || true)
+	skipped=$(grep -cE '^--- SKIP: ' "$log" || true)
 	failed=$(grep -E '^--- FAIL: ' "$log" | awk '{print $3}' | sort -u | paste -sd ' ' - || true)
 	local took=$((SECONDS - start))
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] || grep -q '^panic: test timed out' "$log"; then
@@ -153,6 +159,7 @@ run_tests() {
 	elif [ "$rc" -eq 0 ] && [ "$passed" -gt 0 ]; then
 		result=pass
 		detail="passed ($passed tests, ${took}s)"
+		[ "$skipped" -eq 0 ] || detail="passed ($passed tests, $skipped skipped, ${took}s)"
 	elif [ "$rc" -eq 0 ]; then
 		result=none
 		detail="no test matched $pattern (log $log)"
@@ -270,6 +277,7 @@ main() {
 
 	logs=${NOWHOOK_DRIFT_LOGS:-$(mktemp -d "${TMPDIR:-/tmp}/nowhook-drift.XXXXXX")}
 	mkdir -p "$logs"
+	: >>"$logs/install.log"
 	testsum=$logs/testsum
 	go build -o "$testsum" ./scripts/testsum
 
