@@ -121,6 +121,12 @@ install() {
 	printf '%s\n' "${line%\'}"
 }
 
+# top_level RESULT LOG prints the names of the top-level tests that LOG
+# (testsum's output) reports with RESULT (PASS, FAIL, SKIP), once each.
+top_level() {
+	awk -v want="--- $1:" 'index($0, want) == 1 && $3 !~ /\// && !seen[$3]++ { print $3 }' "$2"
+}
+
 # run_tests AGENT VERSION BIN LABEL runs AGENT's real-client tests on BIN
 # and sets $result (pass, fail, timeout, none or budget) and $detail.
 run_tests() {
@@ -149,9 +155,10 @@ run_tests() {
 	rc=${PIPESTATUS[0]}
 	set -e
 	endgroup
-	passed=$(grep -cE '^--- PASS: ' "$log" || true)
-	skipped=$(grep -cE '^--- SKIP: ' "$log" || true)
-	failed=$(grep -E '^--- FAIL: ' "$log" | awk '{print $3}' | sort -u | paste -sd ' ' - || true)
+	# Top-level tests only: testsum also prints parallel subtests' lines.
+	passed=$(top_level PASS "$log" | wc -l)
+	skipped=$(top_level SKIP "$log" | wc -l)
+	failed=$(top_level FAIL "$log" | paste -sd ' ' -)
 	local took=$((SECONDS - start))
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] || grep -q '^panic: test timed out' "$log"; then
 		result=timeout
