@@ -127,11 +127,29 @@ top_level() {
 	awk -v want="--- $1:" 'index($0, want) == 1 && $3 !~ /\// && !seen[$3]++ { print $3 }' "$2"
 }
 
+# reap DIR kills what a test run left running in DIR (its TMPDIR, where
+# each test's sandbox lives): a client the tests start in a process group
+# of its own outlives the test binary when go test's -timeout ends it
+# before the test's cleanup runs. Linux only (it reads /proc); elsewhere it
+# does nothing.
+reap() {
+	local p cwd n=0
+	for p in /proc/[0-9]*; do
+		cwd=$(readlink "$p/cwd" 2>/dev/null) || continue
+		case $cwd in
+		"$1" | "$1"/*)
+			kill -KILL "${p#/proc/}" 2>/dev/null && n=$((n + 1))
+			;;
+		esac
+	done
+	[ "$n" -eq 0 ] || say "killed $n processes the tests left running in $1"
+}
+
 # run_tests AGENT VERSION BIN LABEL runs AGENT's real-client tests on BIN
 # and sets $result (pass, fail, timeout, none or budget) and $detail.
 run_tests() {
 	local agent=$1 version=$2 bin=$3 label=$4
-	local var pattern log start rc a passed skipped failed bound
+	local var pattern log start rc a passed skipped failed bound tmp
 	local -a env_args=()
 	bound=$((budget_s - (SECONDS - run_start)))
 	if [ "$bound" -lt 60 ]; then
@@ -146,14 +164,18 @@ run_tests() {
 	for a in "${agents[@]}"; do
 		env_args+=(-u "${a^^}_BIN")
 	done
+	# A short TMPDIR of the run's own (socket paths have a length limit).
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/drift.XXXX")
 	group "$agent $version ($label): $var=$bin go test -run '$pattern' ./cmd/nowhook/e2e/ (bound: ${bound}s)"
 	start=$SECONDS
 	set +e
-	env "${env_args[@]}" "$var=$bin" NOWHOOK_E2E_REQUIRE_AGENTS=1 \
+	env "${env_args[@]}" "$var=$bin" NOWHOOK_E2E_REQUIRE_AGENTS=1 TMPDIR="$tmp" \
 		timeout -k 30 $((bound + 60)) "$testsum" -count=1 -timeout "${bound}s" \
 		-run "$pattern" ./cmd/nowhook/e2e/ </dev/null 2>&1 | tee "$log" | sed 's/^/    /'
 	rc=${PIPESTATUS[0]}
 	set -e
+	reap "$tmp"
+	rm -rf "$tmp"
 	endgroup
 	# Top-level tests only: testsum also prints parallel subtests' lines.
 	passed=$(top_level PASS "$log" | wc -l)
