@@ -127,6 +127,15 @@ top_level() {
 	awk -v want="--- $1:" 'index($0, want) == 1 && $3 !~ /\// && !seen[$3]++ { print $3 }' "$2"
 }
 
+# indent copies stdin to stdout four spaces in, a line as soon as it comes
+# (sed would hold it in a buffer when stdout is a file, as in CI).
+indent() {
+	local line
+	while IFS= read -r line || [ -n "$line" ]; do
+		printf '    %s\n' "$line"
+	done
+}
+
 # reap DIR kills what a test run left running in DIR (its TMPDIR, where
 # each test's sandbox lives): a client the tests start in a process group
 # of its own outlives the test binary when go test's -timeout ends it
@@ -171,7 +180,7 @@ run_tests() {
 	set +e
 	env "${env_args[@]}" "$var=$bin" NOWHOOK_E2E_REQUIRE_AGENTS=1 TMPDIR="$tmp" \
 		timeout -k 30 $((bound + 60)) "$testsum" -count=1 -timeout "${bound}s" \
-		-run "$pattern" ./cmd/nowhook/e2e/ </dev/null 2>&1 | tee "$log" | sed 's/^/    /'
+		-run "$pattern" ./cmd/nowhook/e2e/ </dev/null 2>&1 | tee "$log" | indent
 	rc=${PIPESTATUS[0]}
 	set -e
 	reap "$tmp"
