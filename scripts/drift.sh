@@ -26,8 +26,8 @@
 # seconds (default 900; the whole tree is killed after it, plus 60 s for
 # the build); NOWHOOK_DRIFT_BUDGET bounds the whole run (default 2700 s: a
 # client run gets at most what is left, and none starts with less than
-# 60 s left, a WARNING instead); NOWHOOK_DRIFT_LOGS keeps the logs there (default: a new
-# temporary folder, named at the end); NOWHOOK_AGENT_CACHE as in
+# 60 s left, a WARNING instead); NOWHOOK_DRIFT_LOGS keeps the logs there
+# (default: a new temporary folder, named at the end); NOWHOOK_AGENT_CACHE as in
 # install-agents.sh. Under GitHub Actions each client's test output is a
 # collapsed group and each warning also a ::warning annotation.
 #
@@ -261,11 +261,15 @@ drift_one() {
 		if [ "$result" != pass ]; then
 			warn "$agent $newest (newest; pinned $pin) $detail: the pin still passes and defines what is proven; fix before bumping scripts/pins.tsv"
 			[ "$status" = FAIL ] || status=WARN
-			$strict && newest_failed=true
+			if $strict; then
+				newest_failed=true
+			fi
 		fi
 	fi
-	[ "$status" = FAIL ] && pin_failed=true
-	rows+=("$(printf '%-9s %-9s %-9s %-5s %s; %s' "$agent" "$pin" "$newest" "$status" "$pin_text" "$newest_text")")
+	if [ "$status" = FAIL ]; then
+		pin_failed=true
+	fi
+	rows+=("$(printf '%-9s %-9s %-10s %-5s %s; %s' "$agent" "$pin" "$newest" "$status" "$pin_text" "$newest_text")")
 }
 
 main() {
@@ -337,7 +341,7 @@ main() {
 	done
 
 	echo
-	say "client    pinned    newest    ok?   result"
+	say "client    pinned    newest     ok?   result"
 	local r
 	for r in "${rows[@]}"; do
 		say "$r"
