@@ -154,6 +154,24 @@ reap() {
 	[ "$n" -eq 0 ] || say "killed $n processes the tests left running in $1"
 }
 
+# unfinished PATTERN LOG names the tests PATTERN selects that LOG reports
+# no result for: the first is the one a timeout ended (the tests run one
+# after another), the rest never started.
+unfinished() {
+	local -a left=()
+	local name
+	while IFS= read -r name; do
+		case $name in
+		Test*) grep -qE "^--- [A-Z]+: $name " "$2" || left+=("$name") ;;
+		esac
+	done < <(timeout 120 go test -list "$1" ./cmd/nowhook/e2e/ 2>/dev/null)
+	case ${#left[@]} in
+	0) printf 'no test left unfinished' ;;
+	1) printf '%s' "${left[0]}" ;;
+	*) printf '%s (not reached: %s)' "${left[0]}" "${left[*]:1}" ;;
+	esac
+}
+
 # run_tests AGENT VERSION BIN LABEL runs AGENT's real-client tests on BIN
 # and sets $result (pass, fail, timeout, none or budget) and $detail.
 run_tests() {
@@ -191,9 +209,11 @@ run_tests() {
 	skipped=$(top_level SKIP "$log" | wc -l)
 	failed=$(top_level FAIL "$log" | paste -sd ' ' -)
 	local took=$((SECONDS - start))
-	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] || grep -q '^panic: test timed out' "$log"; then
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] || grep -q '^panic: test timed out' "$log" ||
+		{ [ "$rc" -ne 0 ] && [ -z "$failed" ] && [ "$took" -ge "$bound" ]; }; then
+		# testsum prints no line for a test that go test's -timeout ended.
 		result=timeout
-		detail="timed out after ${took}s (bound ${bound}s; log $log)"
+		detail="timed out after ${took}s in $(unfinished "$pattern" "$log") (bound ${bound}s; log $log)"
 	elif [ "$rc" -eq 0 ] && [ "$passed" -gt 0 ]; then
 		result=pass
 		detail="passed ($passed tests, ${took}s)"
