@@ -1,29 +1,24 @@
 #!/bin/sh
-# install-agents.sh installs the pinned agent clients (Claude Code, Codex CLI,
-# Qwen Code, OpenCode, Gemini CLI) that nowhook's real-agent tests
-# (cmd/nowhook/e2e) run, with npm, into a
-# cache directory outside the repository, and reuses them when the pinned
-# version is already there.
+# install-agents.sh installs the agent clients that nowhook's real-agent
+# tests (cmd/nowhook/e2e) run, with npm, into a cache directory outside the
+# repository, and reuses a client when that version is already there. The
+# pins (which clients, which npm package, which version) are the lines of
+# scripts/pins.tsv, the one place they are written down.
 #
 # Usage:
-#   eval "$(scripts/install-agents.sh)"     # exports CLAUDE_BIN, CODEX_BIN, QWEN_BIN, OPENCODE_BIN, GEMINI_BIN
+#   eval "$(sh scripts/install-agents.sh)"   # every pin; exports CLAUDE_BIN, CODEX_BIN, ...
+#   sh scripts/install-agents.sh codex@0.172.0   # another version (scripts/drift.sh)
+#   sh scripts/install-agents.sh --pins          # the pin table, checked
 #
 # Cache: $NOWHOOK_AGENT_CACHE, default $HOME/.cache/nowhook/agents, holding
-# one folder per client. Progress goes to stderr; stdout carries only the
-# export lines.
+# one folder per pinned client, and drift/AGENT for the one other version
+# of each that was asked for last. Progress goes to stderr; stdout carries
+# only the export lines.
 set -eu
 
-CLAUDE_PACKAGE=@anthropic-ai/claude-code
-CLAUDE_VERSION=2.1.332
-CODEX_PACKAGE=@openai/codex
-CODEX_VERSION=0.171.0
-QWEN_PACKAGE=@qwen-code/qwen-code
-QWEN_VERSION=0.24.4
-OPENCODE_PACKAGE=opencode-ai
-OPENCODE_VERSION=1.18.33
-GEMINI_PACKAGE=@google/gemini-cli
-GEMINI_VERSION=0.61.0
-
+here=$(cd "$(dirname "$0")" && pwd -P)
+pins_file=$here/pins.tsv
+tab=$(printf '\t')
 work=
 
 say() {
@@ -37,15 +32,47 @@ die() {
 
 usage() {
 	cat <<USAGE
-usage: install-agents.sh
+usage: install-agents.sh [AGENT[@VERSION] ...]
+       install-agents.sh --pins
 
-Installs $CLAUDE_PACKAGE@$CLAUDE_VERSION and $CODEX_PACKAGE@$CODEX_VERSION with npm
-into \${NOWHOOK_AGENT_CACHE:-\$HOME/.cache/nowhook/agents}/{claude,codex}, reusing
-them when present, and prints:
+Installs the pinned agent clients of scripts/pins.tsv with npm into
+\${NOWHOOK_AGENT_CACHE:-\$HOME/.cache/nowhook/agents}/AGENT, reusing them when
+present, and prints one line per client:
   export CLAUDE_BIN='...'
-  export CODEX_BIN='...'
-Use it as: eval "\$(scripts/install-agents.sh)"
+Use it as: eval "\$(sh scripts/install-agents.sh)"
+With arguments, installs only the agents named, each at its pin or at
+VERSION (a version other than the pin goes to .../drift/AGENT, replacing
+the one there). --pins prints the pin table (agent, package, version,
+binary; tab-separated) after checking it.
 USAGE
+}
+
+# pins prints the lines of pins.tsv that are not comments or blank, after
+# checking that each has four fields; otherwise it prints nothing and fails
+# naming each bad line.
+pins() {
+	[ -f "$pins_file" ] || die "$pins_file: missing (it holds the pinned clients)"
+	awk -F '\t' -v file="$pins_file" '
+		/^#/ || /^[ \t]*$/ { next }
+		NF != 4 || $1 !~ /^[a-z][a-z0-9]*$/ || $2 == "" || $3 !~ /^[0-9][0-9A-Za-z.+-]*$/ || $4 == "" {
+			printf "install-agents: %s:%d: want four tab-separated fields (agent, npm package, version, binary), got: %s\n", file, NR, $0 > "/dev/stderr"
+			bad = 1
+			next
+		}
+		{ ok = ok $0 "\n" }
+		END {
+			if (bad) exit 1
+			printf "%s", ok
+		}
+	' "$pins_file" || exit 1
+}
+
+# pin AGENT: the pin line of AGENT in $table, or a failure naming the
+# agents pinned.
+pin() {
+	line=$(printf '%s\n' "$table" | awk -F '\t' -v a="$1" '$1 == a')
+	[ -n "$line" ] || die "no pin for '$1' in $pins_file (pinned: $(printf '%s\n' "$table" | cut -f1 | paste -sd ' ' -))"
+	printf '%s\n' "$line"
 }
 
 # shell_quote VALUE: VALUE quoted for sh.
@@ -67,11 +94,10 @@ binary_version() {
 	"$1" --version 2>/dev/null | head -n 1 || true
 }
 
-# ensure NAME PACKAGE VERSION BINNAME: installs PACKAGE@VERSION into
-# $cache/NAME unless it is there and runs, and prints the binary's path.
+# ensure DIR PACKAGE VERSION BINNAME: installs PACKAGE@VERSION into DIR
+# unless it is there and runs, and prints the binary's path.
 ensure() {
-	name=$1 package=$2 version=$3 binname=$4
-	dir=$cache/$name
+	dir=$1 package=$2 version=$3 binname=$4
 	bin=$dir/node_modules/.bin/$binname
 	if [ "$(installed_version "$dir" "$package")" = "$version" ]; then
 		case $(binary_version "$bin") in
@@ -83,8 +109,7 @@ ensure() {
 		esac
 	fi
 	say "installing $package@$version into $dir"
-	staging=$work/$name
-	mkdir -p "$staging"
+	staging=$(mktemp -d "$work/stage.XXXXXX")
 	printf '{"private": true}\n' >"$staging/package.json"
 	npm install --prefix "$staging" --no-audit --no-fund --save-exact --loglevel=error \
 		"$package@$version" >&2 ||
@@ -94,10 +119,29 @@ ensure() {
 	*"$version"*) ;;
 	*) die "$package@$version installed, but '$binname --version' says '$got'" ;;
 	esac
+	mkdir -p "$(dirname "$dir")"
 	rm -rf "$dir"
 	mv "$staging" "$dir"
 	say "installed $got"
 	printf '%s\n' "$bin"
+}
+
+# install AGENT[@VERSION]: installs the client and prints its export line.
+install() {
+	agent=${1%%@*}
+	want=
+	case $1 in *@*) want=${1#*@} ;; esac
+	line=$(pin "$agent")
+	IFS=$tab read -r _ package version binname <<EOF
+$line
+EOF
+	dir=$cache/$agent
+	if [ -n "$want" ] && [ "$want" != "$version" ]; then
+		version=$want
+		dir=$cache/drift/$agent
+	fi
+	bin=$(ensure "$dir" "$package" "$version" "$binname")
+	printf 'export %s_BIN=%s\n' "$(printf '%s' "$agent" | tr '[:lower:]' '[:upper:]')" "$(shell_quote "$bin")"
 }
 
 main() {
@@ -106,12 +150,20 @@ main() {
 		usage
 		return 0
 		;;
-	"") ;;
-	*)
+	--pins)
+		[ $# -eq 1 ] || {
+			usage >&2
+			return 2
+		}
+		pins
+		return 0
+		;;
+	-*)
 		usage >&2
 		return 2
 		;;
 	esac
+	table=$(pins)
 	command -v npm >/dev/null 2>&1 || die "npm not found on PATH (install Node.js 18 or later)"
 	command -v node >/dev/null 2>&1 || die "node not found on PATH (install Node.js 18 or later)"
 	cache=${NOWHOOK_AGENT_CACHE:-${HOME:?HOME is not set}/.cache/nowhook/agents}
@@ -122,16 +174,13 @@ main() {
 	trap 'rm -rf "$work"' EXIT
 	trap 'exit 130' INT TERM
 
-	claude_bin=$(ensure claude "$CLAUDE_PACKAGE" "$CLAUDE_VERSION" claude)
-	codex_bin=$(ensure codex "$CODEX_PACKAGE" "$CODEX_VERSION" codex)
-	qwen_bin=$(ensure qwen "$QWEN_PACKAGE" "$QWEN_VERSION" qwen)
-	opencode_bin=$(ensure opencode "$OPENCODE_PACKAGE" "$OPENCODE_VERSION" opencode)
-	gemini_bin=$(ensure gemini "$GEMINI_PACKAGE" "$GEMINI_VERSION" gemini)
-	printf 'export CLAUDE_BIN=%s\n' "$(shell_quote "$claude_bin")"
-	printf 'export CODEX_BIN=%s\n' "$(shell_quote "$codex_bin")"
-	printf 'export QWEN_BIN=%s\n' "$(shell_quote "$qwen_bin")"
-	printf 'export OPENCODE_BIN=%s\n' "$(shell_quote "$opencode_bin")"
-	printf 'export GEMINI_BIN=%s\n' "$(shell_quote "$gemini_bin")"
+	if [ $# -eq 0 ]; then
+		# shellcheck disable=SC2046 # agent names are single words
+		set -- $(printf '%s\n' "$table" | cut -f1)
+	fi
+	for a in "$@"; do
+		install "$a"
+	done
 }
 
 main "$@"

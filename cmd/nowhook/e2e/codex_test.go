@@ -10,6 +10,20 @@ import (
 	"testing"
 )
 
+// codexSandboxTOML keeps /tmp and $TMPDIR out of the writable roots of
+// Codex's sandbox for the commands the mock asks it to run. With them in,
+// Codex 0.171.0's bubblewrap sandbox makes empty mount targets /tmp/.git
+// and /tmp/.codex for the duration of a command (seen 2026-12-01), and
+// while /tmp/.git exists every test repository under /tmp, in this package
+// and in the others that go test runs beside it, looks nested in a git
+// repository at /tmp. The hooks are not sandboxed: this changes nothing
+// of what the tests prove.
+const codexSandboxTOML = `
+[sandbox_workspace_write]
+exclude_slash_tmp = true
+exclude_tmpdir_env_var = true
+`
+
 // codexHome writes a user-level Codex config that points at the mock and
 // returns the CODEX_HOME directory (E2E.md, Codex CLI).
 func codexHome(t *testing.T, s *sandbox, m *responsesMock) string {
@@ -24,7 +38,7 @@ name = "Mock"
 base_url = "%s/v1"
 wire_api = "responses"
 env_key = "MOCK_API_KEY"
-`, m.srv.URL), 0o644)
+`+codexSandboxTOML, m.srv.URL), 0o644)
 	return home
 }
 

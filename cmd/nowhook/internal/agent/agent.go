@@ -198,7 +198,7 @@ const (
 )
 
 // All is the agent table, in the order people see it.
-var All = []*Agent{claude, codex, qwen, opencode, cursor, antigravity, gemini, copilot, amp}
+var All = []*Agent{claude, codex, qwen, opencode, cursor, antigravity, gemini, copilot, amp, kiro, windsurf, goose, kimi, junie}
 
 // Lookup returns the agent named name.
 func Lookup(name string) (*Agent, bool) {
@@ -388,8 +388,8 @@ func Markers() []string {
 // test keeps the README's copy equal to it).
 func Matrix() string {
 	var b strings.Builder
-	b.WriteString("| agent | `--agents` name | modes (default first) | re-inject after compaction | files nowhook writes (default mode) | session started in a sub-folder |\n")
-	b.WriteString("|---|---|---|---|---|---|\n")
+	b.WriteString("| agent | `--agents` name | modes (default first) | re-inject after compaction | files nowhook writes (default mode) | session started in a sub-folder | facts from |\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
 	for _, a := range All {
 		var modes []string
 		for _, m := range a.ModeNames() {
@@ -418,9 +418,26 @@ func Matrix() string {
 				files = append(files, f)
 			}
 		}
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s |\n", a.Title, a.Name, strings.Join(modes, ", "), a.Reinject, strings.Join(files, ", "), a.SubFolderCell())
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s | %s |\n", a.Title, a.Name, strings.Join(modes, ", "), a.Reinject, strings.Join(files, ", "), a.SubFolderCell(), a.Known())
 	}
 	return b.String()
+}
+
+// Known says, for the matrix, how the row's facts were known: measured in
+// the real client (with its version), or read in the vendor's
+// documentation or in reports without running it (Reads.Client says
+// which).
+func (a *Agent) Known() string {
+	c := a.Reads.Client
+	switch {
+	case strings.Contains(c, "vendor docs"):
+		return "vendor docs (not run here)"
+	case strings.Contains(c, "reported"):
+		return "reports (not run here)"
+	case c == "":
+		return "not recorded"
+	}
+	return "measured: " + c
 }
 
 func contains(list []string, s string) bool {

@@ -1,0 +1,163 @@
+package e2e
+
+import (
+	"bufio"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// probeTests are measurements, not proofs: they skip unless
+// NOWHOOK_E2E_PROBE is set (TestReadsProbe uses several clients), so
+// neither CI nor a drift run runs them and their names are free.
+var probeTests = map[string]bool{
+	"TestReadsProbe":                  true,
+	"TestReadsProbeQwenWorktreeTrust": true,
+}
+
+// TestClientTestNames keeps scripts/drift.sh honest: it runs one client's
+// real-client tests with `go test -run '^Test(Checkpoint|Reads)?<Agent>'`
+// (Agent is the pin's agent name with a capital, CLAUDE_BIN's tests are
+// TestClaude..., TestCheckpointClaude..., TestReadsClaude...), so every
+// test that finds a client through findClient, directly or through the
+// package's helpers, must be named for that client and use no other, or
+// the drift run would skip it or run it against the wrong client. Every
+// client a test uses must also be pinned in scripts/pins.tsv.
+func TestClientTestNames(t *testing.T) {
+	pinned := pinnedAgents(t)
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	funcs := map[string]*ast.FuncDecl{} // package-level functions and methods, by name
+	var tests []string
+	for _, f := range files {
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			funcs[fd.Name.Name] = fd
+			if fd.Recv == nil && strings.HasPrefix(fd.Name.Name, "Test") && fd.Name.Name != "TestMain" {
+				tests = append(tests, fd.Name.Name)
+			}
+		}
+	}
+	uses := clientUses(t, fset, funcs)
+	sort.Strings(tests)
+	for _, name := range tests {
+		vars := uses(name)
+		t.Logf("%s: %s", name, strings.Join(vars, ", "))
+		if len(vars) == 0 || probeTests[name] {
+			continue
+		}
+		if len(vars) > 1 {
+			t.Errorf("%s finds %d clients (%s): a drift run tests one client at a time; split it", name, len(vars), strings.Join(vars, ", "))
+			continue
+		}
+		agent := strings.ToLower(strings.TrimSuffix(vars[0], "_BIN"))
+		if !pinned[agent] {
+			t.Errorf("%s finds its client through %s, but scripts/pins.tsv pins no agent %q: add its line there", name, vars[0], agent)
+		}
+		stem := strings.ToUpper(agent[:1]) + agent[1:]
+		if re := regexp.MustCompile(`^Test(Checkpoint|Reads)?` + stem); !re.MatchString(name) {
+			t.Errorf("%s finds its client through %s, but scripts/drift.sh runs that client's tests with -run '%s', which skips it: rename it Test%s...", name, vars[0], re, stem)
+		}
+	}
+}
+
+// clientUses returns a function giving the sorted client variables
+// (CLAUDE_BIN, ...) that the named function passes to findClient, itself
+// or through any package function or method it refers to.
+func clientUses(t *testing.T, fset *token.FileSet, funcs map[string]*ast.FuncDecl) func(string) []string {
+	memo := map[string]map[string]bool{}
+	var walk func(name string) map[string]bool
+	walk = func(name string) map[string]bool {
+		if got, ok := memo[name]; ok {
+			return got
+		}
+		got := map[string]bool{}
+		memo[name] = got // a cycle adds nothing new
+		ast.Inspect(funcs[name].Body, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "findClient" && len(call.Args) >= 2 {
+					lit, ok := call.Args[1].(*ast.BasicLit)
+					v, err := strconv.Unquote(litValue(lit, ok))
+					if err != nil {
+						t.Errorf("%s: findClient's variable is not a string literal, so which client this test needs cannot be read", fset.Position(call.Pos()))
+						return true
+					}
+					got[v] = true
+				}
+			}
+			var ref string
+			switch x := n.(type) {
+			case *ast.Ident:
+				ref = x.Name
+			case *ast.SelectorExpr:
+				ref = x.Sel.Name
+			}
+			if _, ok := funcs[ref]; ok && ref != name && ref != "findClient" {
+				for v := range walk(ref) {
+					got[v] = true
+				}
+			}
+			return true
+		})
+		return got
+	}
+	return func(name string) []string {
+		var vars []string
+		for v := range walk(name) {
+			vars = append(vars, v)
+		}
+		sort.Strings(vars)
+		return vars
+	}
+}
+
+func litValue(lit *ast.BasicLit, ok bool) string {
+	if !ok || lit.Kind != token.STRING {
+		return ""
+	}
+	return lit.Value
+}
+
+// pinnedAgents reads the agent names of scripts/pins.tsv.
+func pinnedAgents(t *testing.T) map[string]bool {
+	t.Helper()
+	path := filepath.Join("..", "..", "..", "scripts", "pins.tsv")
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	agents := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
+			continue
+		}
+		agents[strings.SplitN(line, "\t", 2)[0]] = true
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(agents) == 0 {
+		t.Fatalf("%s: no pins", path)
+	}
+	return agents
+}
