@@ -11,6 +11,9 @@
 package osutil
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -116,4 +119,24 @@ func TildeHome(s string) string {
 		return s
 	}
 	return Tilde(s, home)
+}
+
+// ReadBounded reads the file at path, refusing one larger than limit
+// bytes (a settings file that size is a mistake, not something to load
+// whole) with an error that says "is larger than N MiB", for the caller
+// to put after the file's name.
+func ReadBounded(path string, limit int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	if _, err := b.ReadFrom(io.LimitReader(f, int64(limit)+1)); err != nil {
+		return nil, err
+	}
+	if b.Len() > limit {
+		return nil, fmt.Errorf("is larger than %d MiB", limit>>20)
+	}
+	return b.Bytes(), nil
 }

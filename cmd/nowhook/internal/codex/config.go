@@ -11,10 +11,8 @@ package codex
 // (hooks.go, forget.go), which keeps the file's comments and layout.
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -107,21 +105,7 @@ func readConfigFile(path string) *ConfigFile {
 	return f
 }
 
-func readBounded(path string) ([]byte, error) {
-	file, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer file.Close()
-	var b bytes.Buffer
-	if _, err := b.ReadFrom(io.LimitReader(file, maxConfig+1)); err != nil {
-		return nil, err
-	}
-	if b.Len() > maxConfig {
-		return nil, fmt.Errorf("is larger than %d MiB", maxConfig>>20)
-	}
-	return b.Bytes(), nil
-}
+func readBounded(path string) ([]byte, error) { return osutil.ReadBounded(path, maxConfig) }
 
 // Problem says why Codex cannot read the file, naming it as shown: with
 // line and column where the parser gives them. "" when nothing is wrong.

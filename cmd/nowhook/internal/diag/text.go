@@ -1,15 +1,12 @@
 package diag
 
 import (
-	"bytes"
-	"fmt"
-	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/generate"
 )
 
@@ -17,21 +14,7 @@ import (
 const MaxRead = 8 << 20
 
 // ReadBounded reads a file of at most MaxRead bytes.
-func ReadBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var b bytes.Buffer
-	if _, err := b.ReadFrom(io.LimitReader(f, MaxRead+1)); err != nil {
-		return nil, err
-	}
-	if b.Len() > MaxRead {
-		return nil, fmt.Errorf("is larger than %d MiB", MaxRead>>20)
-	}
-	return b.Bytes(), nil
-}
+func ReadBounded(path string) ([]byte, error) { return osutil.ReadBounded(path, MaxRead) }
 
 // FileErrorText splits a FileError into a row's message and its fix.
 func FileErrorText(e *generate.FileError) (msg, fix string) {
