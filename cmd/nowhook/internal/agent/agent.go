@@ -191,7 +191,7 @@ const (
 )
 
 // All is the agent table, in the order people see it.
-var All = []*Agent{claude, codex, qwen, opencode, cursor, antigravity, gemini, copilot, amp, droid, cline, crush, continueCLI}
+var All = []*Agent{claude, codex, qwen, opencode, cursor, antigravity, gemini, copilot, amp, droid, cline, crush, continueCLI, auggie}
 
 // Lookup returns the agent named name.
 func Lookup(name string) (*Agent, bool) {
