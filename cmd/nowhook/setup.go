@@ -383,6 +383,9 @@ func onDemandReason(t engine.Target, o setupOptions) string {
 	if o.wizard {
 		return "on-demand only: chosen in the wizard"
 	}
+	if t.Mode == t.Agent.Default {
+		return "on demand by default; --agents " + t.Agent.Name + "=reinject opts in to re-injection, " + strings.TrimPrefix(t.Agent.Reinject, "yes, ")
+	}
 	return "on-demand only: chosen with --agents " + t.Agent.Name + "=" + string(t.Mode)
 }
 

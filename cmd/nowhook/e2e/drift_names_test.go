@@ -60,7 +60,7 @@ func TestClientTestNames(t *testing.T) {
 	for _, name := range tests {
 		vars := uses(name)
 		t.Logf("%s: %s", name, strings.Join(vars, ", "))
-		if len(vars) == 0 || probeTests[name] {
+		if len(vars) == 0 || probeTests[name] || allUnpinned(vars) {
 			continue
 		}
 		if len(vars) > 1 {
@@ -78,6 +78,30 @@ func TestClientTestNames(t *testing.T) {
 	}
 }
 
+// lookups are the functions that find a client from the variable in their
+// second argument, with the prefix clientUses gives that variable:
+// findClient's are pinned clients, which CI installs; probeBin's ("~")
+// are the clients not pinned yet (Factory Droid, Cline, Continue CLI,
+// Crush, Auggie), whose tests skip in CI and in a drift run until their
+// line is in scripts/pins.tsv and they move to findClient.
+var lookups = map[string]string{"findClient": "", "probeBin": "~"}
+
+func isLookup(name string) bool {
+	_, ok := lookups[name]
+	return ok
+}
+
+// allUnpinned reports whether every client variable of a test is found
+// through probeBin.
+func allUnpinned(vars []string) bool {
+	for _, v := range vars {
+		if !strings.HasPrefix(v, "~") {
+			return false
+		}
+	}
+	return true
+}
+
 // clientUses returns a function giving the sorted client variables
 // (CLAUDE_BIN, ...) that the named function passes to findClient, itself
 // or through any package function or method it refers to.
@@ -92,14 +116,16 @@ func clientUses(t *testing.T, fset *token.FileSet, funcs map[string]*ast.FuncDec
 		memo[name] = got // a cycle adds nothing new
 		ast.Inspect(funcs[name].Body, func(n ast.Node) bool {
 			if call, ok := n.(*ast.CallExpr); ok {
-				if id, ok := call.Fun.(*ast.Ident); ok && id.Name == "findClient" && len(call.Args) >= 2 {
+				if id, ok := call.Fun.(*ast.Ident); ok && isLookup(id.Name) && len(call.Args) >= 2 {
 					lit, ok := call.Args[1].(*ast.BasicLit)
 					v, err := strconv.Unquote(litValue(lit, ok))
-					if err != nil {
-						t.Errorf("%s: findClient's variable is not a string literal, so which client this test needs cannot be read", fset.Position(call.Pos()))
+					if err != nil && lookups[id.Name] != "" {
+						v = "(a table of clients)" // probeBin's clients are not in the drift run: any will do
+					} else if err != nil {
+						t.Errorf("%s: %s's variable is not a string literal, so which client this test needs cannot be read", fset.Position(call.Pos()), id.Name)
 						return true
 					}
-					got[v] = true
+					got[lookups[id.Name]+v] = true
 				}
 			}
 			var ref string
@@ -109,7 +135,7 @@ func clientUses(t *testing.T, fset *token.FileSet, funcs map[string]*ast.FuncDec
 			case *ast.SelectorExpr:
 				ref = x.Sel.Name
 			}
-			if _, ok := funcs[ref]; ok && ref != name && ref != "findClient" {
+			if _, ok := funcs[ref]; ok && ref != name && !isLookup(ref) {
 				for v := range walk(ref) {
 					got[v] = true
 				}

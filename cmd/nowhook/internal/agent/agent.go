@@ -198,7 +198,7 @@ const (
 )
 
 // All is the agent table, in the order people see it.
-var All = []*Agent{claude, codex, qwen, opencode, cursor, antigravity, gemini, copilot, amp, kiro, windsurf, goose, kimi, junie}
+var All = []*Agent{claude, codex, qwen, opencode, cursor, antigravity, gemini, copilot, amp, droid, cline, crush, continueCLI, auggie, kiro, windsurf, goose, kimi, junie}
 
 // Lookup returns the agent named name.
 func Lookup(name string) (*Agent, bool) {

@@ -462,7 +462,7 @@ var modeCheck = checkFunc{"mode", func(d *doctor, a *agent) []Finding {
 		default:
 			f.Severity = Info
 			f.Message += "; it can re-inject after compaction"
-			f.Fix = d.setupFix(a.p.Name + "=" + string(a.p.Default))
+			f.Fix = d.setupFix(a.p.Name + "=" + string(agentpkg.Reinject))
 		}
 	case agentpkg.Nudge:
 		f.Message = a.p.Title + ": on-demand, with a preCompact message telling the user to have the agent run `kbs now` (" + refusal + ")"
