@@ -20,8 +20,9 @@ type Installed struct {
 	// (a hand-made wrapper at our path counts: the agent runs it); else
 	// reinject where a script that mode owns whole is ours (OpenCode's
 	// plugin, which is no hook entry); else ondemand where the agent is in
-	// use and AGENTS.md holds the kbs-now block, in any state (the block
-	// is every agent's, so it says nothing of an agent that is not used).
+	// use and a file its on-demand mode teaches in (AGENTS.md, or its own:
+	// teaches) holds the kbs-now block, in any state (the block is shared,
+	// so it says nothing of an agent that is not used).
 	Mode Mode
 	// Checkpoint: one of the checkpoint's artifacts is in place;
 	// CheckpointAt is the threshold its script was rendered with (0 when
@@ -69,12 +70,33 @@ func (a *Agent) InstalledIn(root string, inUse bool) Installed {
 			}
 		}
 	}
-	if b, ok := read(OnDemandBlock.File); inUse && ok {
-		if _, found, err := generate.FindBlock(b, OnDemandBlock.Block.Name); found || err != nil {
-			in.Mode = OnDemand
-		}
+	if inUse && a.teaches(read) {
+		in.Mode = OnDemand
 	}
 	return in
+}
+
+// teaches reports whether a file the agent's on-demand mode writes the
+// kbs-now block into holds that block, in any state: AGENTS.md, or the
+// agent's own file (Junie's .junie/guidelines.md, a team's CLAUDE.md that
+// setup taught instead of creating AGENTS.md).
+func (a *Agent) teaches(read func(rel string) ([]byte, bool)) bool {
+	files := []string{OnDemandBlock.File}
+	if spec, ok := a.Spec(OnDemand); ok {
+		for _, art := range spec.Artifacts {
+			if b, ok := BlockOf(art); ok && b.Block.Name == OnDemandBlock.Block.Name && !contains(files, b.File) {
+				files = append(files, b.File)
+			}
+		}
+	}
+	for _, f := range files {
+		if b, ok := read(f); ok {
+			if _, found, err := generate.FindBlock(b, OnDemandBlock.Block.Name); found || err != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // HookIn reports whether the hook entries of the agent's re-inject mode
