@@ -103,7 +103,7 @@ func checkpoint(o options) []byte {
 	used, window := min(use.used, maxTokens), min(window, maxTokens)
 	pct := percent(used, window)
 	o.log.printf("%s transcript, after a %s: %d of %d tokens (%d%%; window from %s)", use.format, use.after, used, window, pct, why)
-	states := latchDir(o.getenv)
+	states := latchDir(o.getenv, checkpointLatches)
 	name := latchName(pl.sessionID, dir)
 	switch {
 	case used*100 < int64(o.at-o.refire)*window:

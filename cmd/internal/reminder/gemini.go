@@ -52,8 +52,6 @@ const (
 	// geminiFirstRead is what is read first: the fields and the session
 	// context, usually with the first messages.
 	geminiFirstRead = 64 << 10
-	// geminiLatchDir is the latches' folder under nowhook's state.
-	geminiLatchDir = "gemini"
 )
 
 const geminiUsage = `Usage: nowhook reminder --gemini-turn [--timeout DURATION]
@@ -67,7 +65,7 @@ work-in-progress reminder to that request: it prints
 {"messages": [...]}}} with the messages up to the summary and the
 reminder after the summary. It prints nothing on every other request, on
 any failure, and always exits 0. One latch per compression lives in
-${XDG_STATE_HOME:-~/.local/state}/nowhook/gemini.
+${XDG_STATE_HOME:-~/.local/state}/nowhook/compressions.
 
 Flags:
   --timeout DURATION   the budget for kbs (default 5s)
@@ -110,7 +108,7 @@ func geminiTurn(o options) []byte {
 		o.log.printf("a message before the summary is not a role and a content: printing nothing")
 		return nil
 	}
-	states := geminiStates(o.getenv)
+	states := latchDir(o.getenv, compressionLatches)
 	if states == "" {
 		o.log.printf("neither XDG_STATE_HOME nor HOME is set, so the reminder could not be said once: printing nothing")
 		return nil
@@ -372,16 +370,6 @@ func (p *parser) skipRest(depth int) bool {
 			return false
 		}
 	}
-}
-
-// geminiStates is the folder of the latches, "" when neither
-// XDG_STATE_HOME nor HOME is set.
-func geminiStates(getenv func(string) string) string {
-	d := latchDir(getenv)
-	if d == "" {
-		return ""
-	}
-	return filepath.Join(filepath.Dir(d), geminiLatchDir)
 }
 
 // geminiLatchName names the latch of one compression of one session: a

@@ -52,7 +52,7 @@ func benchGeminiInProcess(b *testing.B, size int, compressed bool) {
 	o := options{budget: 5 * time.Second, getenv: env("XDG_STATE_HOME", state, "KBS", "kbs-not-needed"), wd: proj}
 	if compressed { // answered once, so that the loop measures the latched path
 		pl, _ := scanGemini(data)
-		if err := setLatch(geminiStates(o.getenv), geminiLatchName(pl), "bench", time.Now()); err != nil {
+		if err := setLatch(latchDir(o.getenv, compressionLatches), geminiLatchName(pl), "bench", time.Now()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -169,7 +169,7 @@ func BenchmarkGeminiHookVsTrue(b *testing.B) {
 	answered := func(size int) []byte {
 		data := geminiHistory(proj, "bench", size, true)
 		pl, _ := scanGemini(data)
-		if err := setLatch(geminiStates(env("XDG_STATE_HOME", state)), geminiLatchName(pl), "bench", time.Now()); err != nil && !errors.Is(err, errLatched) {
+		if err := setLatch(latchDir(env("XDG_STATE_HOME", state), compressionLatches), geminiLatchName(pl), "bench", time.Now()); err != nil && !errors.Is(err, errLatched) {
 			b.Fatal(err)
 		}
 		return data

@@ -31,14 +31,20 @@ const (
 	latchTempAge = time.Minute
 )
 
-// latchDir returns the directory of the latches, "" when neither
-// XDG_STATE_HOME (absolute) nor HOME is set.
-func latchDir(getenv func(string) string) string {
+// Latch folders under nowhook's state, one per mode that latches.
+const (
+	checkpointLatches  = "checkpoint"   // the checkpoint's, one per session
+	compressionLatches = "compressions" // --gemini-turn's, one per compression answered
+)
+
+// latchDir returns the directory of one mode's latches (name), "" when
+// neither XDG_STATE_HOME (absolute) nor HOME is set.
+func latchDir(getenv func(string) string, name string) string {
 	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "nowhook", "checkpoint")
+		return filepath.Join(d, "nowhook", name)
 	}
 	if h := getenv("HOME"); filepath.IsAbs(h) {
-		return filepath.Join(h, ".local", "state", "nowhook", "checkpoint")
+		return filepath.Join(h, ".local", "state", "nowhook", name)
 	}
 	return ""
 }
