@@ -148,6 +148,8 @@ compression (nowhook reminder --gemini-turn --help says more).
 Every mode reads the hook payload from stdin, runs $KBS, kbs or kanbus
 with "now --json --list" under the budget, prints nothing on any failure,
 and always exits 0. Set NOWHOOK_DEBUG=1 to see why it printed nothing.
+NOWHOOK_PROBE_BUDGET=SECONDS, which only nowhook doctor's quick live runs
+set, gives kbs that shorter budget; it never lengthens --timeout's.
 
 Flags:
   --timeout DURATION   the budget for kbs (default 5s; 2s with --hint)
