@@ -47,7 +47,9 @@ type clientCheck struct{}
 func (clientCheck) Name() string { return "client" }
 
 // Start runs the client's `--version` in the background, when it is on
-// PATH, in doctor's temporary directory (never the repository).
+// PATH and its npm package does not say it, in doctor's temporary
+// directory (never the repository) and with that directory as HOME: some
+// clients write their state on every start.
 func (clientCheck) Start(ctx context.Context, d *doctor, a *agent) {
 	pins := scripts.Proven(a.p.Name)
 	if len(pins) == 0 {
@@ -65,11 +67,19 @@ func (clientCheck) Start(ctx context.Context, d *doctor, a *agent) {
 	}
 	dir, err := d.scratch()
 	if err != nil {
-		dir = d.root
+		c.res = start(func() procResult { return procResult{startErr: err} })
+		return
+	}
+	env := []string{"HOME=" + dir}
+	for _, kv := range d.env {
+		if !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
 	}
 	c.res = start(func() procResult {
-		return runProc(ctx, proc{argv: []string{path, "--version"}, dir: dir, env: d.env, limit: clientLimit})
+		return runProc(ctx, proc{argv: []string{path, "--version"}, dir: dir, env: env, limit: clientLimit})
 	})
+	d.slow.waits = append(d.slow.waits, func() { c.res.wait() })
 }
 
 func (clientCheck) Run(d *doctor, a *agent) []Finding {
@@ -248,32 +258,45 @@ func ProvenLine() string {
 }
 
 // npmVersion finds the npm package of pins that the command at path
-// belongs to: the package.json nearest above the command's real path
-// whose name is a pin's package (at most a few folders up), and returns
-// that package and its version; "" for none.
+// belongs to, and returns that package and its version ("" for none): the
+// package's folder beside an npm bin link (<prefix>/node_modules/.bin/X
+// and <prefix>/node_modules/PACKAGE; a global <prefix>/bin/X and
+// <prefix>/lib/node_modules/PACKAGE), else the package.json nearest above
+// the command's real path, when its name is a pin's package. A pin whose
+// binary comes from a package of its own (the fifth field) is left to
+// `--version`: the launcher's version is not the binary's.
 func npmVersion(path string, pins []scripts.Pin) (pkg, version string) {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return "", ""
-	}
-	dir := filepath.Dir(real)
-	for range 4 {
-		if b, err := diag.ReadBounded(filepath.Join(dir, "package.json")); err == nil {
-			var meta struct{ Name, Version string }
-			if json.Unmarshal(b, &meta) == nil && meta.Version != "" {
-				for _, p := range pins {
-					if p.Package == meta.Name {
-						return meta.Name, meta.Version
-					}
-				}
-			}
+	bin := filepath.Dir(path)
+	var candidates []string
+	for _, p := range pins {
+		if p.BinaryPackage != "" {
 			return "", ""
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
+		if filepath.Base(bin) == ".bin" {
+			candidates = append(candidates, filepath.Join(filepath.Dir(bin), filepath.FromSlash(p.Package)))
+		} else {
+			candidates = append(candidates, filepath.Join(filepath.Dir(bin), "lib", "node_modules", filepath.FromSlash(p.Package)))
 		}
-		dir = parent
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		for dir, i := filepath.Dir(real), 0; i < 4; dir, i = filepath.Dir(dir), i+1 {
+			candidates = append(candidates, dir)
+		}
+	}
+	for _, dir := range candidates {
+		b, err := diag.ReadBounded(filepath.Join(dir, "package.json"))
+		if err != nil {
+			continue
+		}
+		var meta struct{ Name, Version string }
+		if json.Unmarshal(b, &meta) != nil || meta.Version == "" {
+			continue
+		}
+		for _, p := range pins {
+			if p.Package == meta.Name {
+				return meta.Name, meta.Version
+			}
+		}
 	}
 	return "", ""
 }

@@ -80,6 +80,29 @@ func TestNPMVersion(t *testing.T) {
 		t.Errorf("npmVersion of another package = %q %q, want none", name, v)
 	}
 
+	// Cline's layout: the bin link points into a platform package of
+	// another name; the pinned package beside the link says the version.
+	prefix := filepath.Join(r.home, "cline")
+	clinePins := []scripts.Pin{{Agent: "cline", Package: "cline", Pinned: "3.0.65", Version: "3.0.65", Binary: "cline"}}
+	r.write(filepath.Join(prefix, "node_modules", "cline", "package.json"), `{"name": "cline", "version": "3.0.65"}`, 0o644)
+	r.write(filepath.Join(prefix, "node_modules", "@cline", "cli-linux-x64", "package.json"), `{"name": "@cline/cli-linux-x64", "version": "3.0.65"}`, 0o644)
+	r.write(filepath.Join(prefix, "node_modules", "@cline", "cli-linux-x64", "bin", "cline"), "#!/bin/sh\n", 0o755)
+	clineLink := filepath.Join(prefix, "node_modules", ".bin", "cline")
+	if err := os.MkdirAll(filepath.Dir(clineLink), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../@cline/cli-linux-x64/bin/cline", clineLink); err != nil {
+		t.Fatal(err)
+	}
+	if name, v := npmVersion(clineLink, clinePins); name != "cline" || v != "3.0.65" {
+		t.Errorf("npmVersion of cline = %q %q, want the package beside the link", name, v)
+	}
+	// Droid's: the launcher's version is not the binary's: --version says.
+	droidPins := []scripts.Pin{{Agent: "droid", Package: "cline", Pinned: "0.225.1", Version: "0.225.2", BinaryPackage: "@factory/cli-%p@0.225.2", Binary: "cline"}}
+	if name, v := npmVersion(clineLink, droidPins); name != "" || v != "" {
+		t.Errorf("npmVersion of a pin with a binary package = %q %q, want none", name, v)
+	}
+
 	// doctor's row, from the package, the client never run.
 	r.install("claude", time.Second)
 	f := expectOne(t, r.run(), "claude.client", Info, "Claude Code 2.1.400 (npm package @anthropic-ai/claude-code): newer than proven (2.1.400 > 2.1.332): run nowhook doctor --live")
