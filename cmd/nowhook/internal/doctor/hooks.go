@@ -420,7 +420,7 @@ func (d *doctor) ownedScript(rel, path, lost string, setup func(extra ...string)
 		f.Message = fmt.Sprintf("%s is Kanbus's hand-copied example wrapper (bash and python3, no limit on kbs without coreutils timeout); setup upgrades it", rel)
 		f.Fix = setup()
 	case state == generate.ScriptKanbusLike:
-		f.Message = fmt.Sprintf("%s is a hand-made Kanbus compaction wrapper, not a copy nowhook knows, so it is yours and setup leaves it alone (the live runs show what it does when kbs fails or hangs)", rel)
+		f.Message = fmt.Sprintf("%s is a hand-made Kanbus compaction wrapper, not a copy nowhook knows, so it is yours and setup leaves it alone (the live runs of nowhook doctor --live show what it does when kbs fails or hangs)", rel)
 		f.Fix = setup("--force")
 	default:
 		f.Message = fmt.Sprintf("%s has no nowhook signature line, so it is yours: doctor cannot tell whether it is current", rel)
