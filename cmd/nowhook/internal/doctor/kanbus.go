@@ -328,7 +328,11 @@ var kanbusQueryCheck = checkFunc{"kanbus.query", func(d *doctor, _ *agent) []Fin
 		f.Fix = "reinstall Kanbus, then check with: " + cmd
 	case q.quick() && (first.killed || q.raw != nil && q.raw.killed):
 		f.Severity = Info
-		f.Message = fmt.Sprintf("`%s` did not answer within doctor's quick wait of %s (the hook gives it %s); nowhook doctor --live waits the whole budget and says whether it answers in time", cmd, q.limit, q.budget)
+		what := "`" + cmd + "`"
+		if !first.killed {
+			what = fmt.Sprintf("`%s` exits %d (%s), and its --raw retry", cmd, first.exit, firstLine(first.stderr))
+		}
+		f.Message = fmt.Sprintf("%s did not answer within doctor's quick wait of %s (the hook gives it %s); nowhook doctor --live waits the whole budget and says whether it answers in time", what, q.limit, q.budget)
 		f.Fix = "nowhook doctor --live" + d.dirFlag
 	case first.killed:
 		f.Severity = Error
