@@ -67,6 +67,9 @@ func Reconcile(req Request) (*Plan, error) {
 	p := newPlan(req.Root)
 	agents, err := s.reconcile(p)
 	if err == nil {
+		err = s.vet(p, agents)
+	}
+	if err == nil {
 		err = p.check()
 	}
 	if err != nil {
