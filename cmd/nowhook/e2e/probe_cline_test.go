@@ -13,7 +13,11 @@ import (
 // openai-compatible provider at the chat mock, and `cline --json PROMPT`
 // runs one task. Hooks are executables named after their event in
 // .clinerules/hooks/; they print JSON whose contextModification is meant
-// for the model. Run: CLINE_BIN=... go test ./cmd/nowhook/e2e/ -run TestProbeCline -v
+// for the model. Pinned in scripts/pins.tsv, so CI runs these. Run:
+// eval "$(sh scripts/install-agents.sh cline)"; go test ./cmd/nowhook/e2e/ -run '^Test(Reads)?Cline' -v
+// Every client process runs in a process group of its own that the test
+// kills (runCmd): `cline PROMPT` leaves a detached hub daemon behind
+// otherwise.
 
 // clineSummaryPhrase starts Cline's compaction (summary) request.
 const clineSummaryPhrase = "Summarize this session for continuation"
@@ -46,11 +50,11 @@ func clineHookOut(marker string) string {
 	return string(b)
 }
 
-// TestProbeClineReads: which instruction files reach the first request,
+// TestReadsCline: which instruction files reach the first request,
 // started at the root and in a sub-folder (where nothing arrives, while
 // the root's hooks still run).
-func TestProbeClineReads(t *testing.T) {
-	bin := probeBin(t, "CLINE_BIN", "Cline")
+func TestReadsCline(t *testing.T) {
+	bin := findClient(t, "CLINE_BIN", "cline")
 	for _, c := range []struct {
 		where string
 		want  []string
@@ -80,12 +84,12 @@ func TestProbeClineReads(t *testing.T) {
 	}
 }
 
-// TestProbeClinePreCompactNeverRuns: a task whose one tool call returns
+// TestClinePreCompactNeverRuns: a task whose one tool call returns
 // about 220 KB compacts before its next request (the summary request), and
 // the PreCompact hook does not run, so its contextModification reaches
 // nothing; PreToolUse's does reach the model.
-func TestProbeClinePreCompactNeverRuns(t *testing.T) {
-	bin := probeBin(t, "CLINE_BIN", "Cline")
+func TestClinePreCompactNeverRuns(t *testing.T) {
+	bin := findClient(t, "CLINE_BIN", "cline")
 	ctx := probeCtx(t)
 	repo := probeRepo(t, ctx, "AGENTS.md")
 	pre := writeProbeHook(t, filepath.Join(repo, ".clinerules", "hooks", "PreCompact"), clineHookOut("PROBE-CLINE-PRECOMPACT"), 0)
