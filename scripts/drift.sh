@@ -7,7 +7,9 @@
 # Test[Checkpoint|Reads]<Agent>..., with only that client's *_BIN set) on
 # the pin and on the newest release, and prints one table: client, pinned,
 # newest, result. When the newest release is the pin it says so and runs
-# the tests once.
+# the tests once. For a pin that names a binary package (its fifth field;
+# Factory Droid's launcher and native binary), pin and newest are
+# LAUNCHER/BINARY, each package's version.
 #
 # A newest release that fails is a WARNING line, not a failure: the pins
 # define what nowhook has proven, and a pin is bumped (one line of
@@ -20,6 +22,8 @@
 #   --pinned-passed   do not run the pins' tests: the caller ran them and
 #                     they passed (CI: its main test command runs every pin)
 #   --newest A=V      try version V of client A instead of npm's newest
+#                     (LAUNCHER/BINARY, or one version for both, where the
+#                     pin names a binary package)
 #   --strict          a newest release that fails fails the run (exit 1)
 #
 # Environment: NOWHOOK_DRIFT_TIMEOUT bounds each client's test run in
