@@ -1,11 +1,16 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -16,16 +21,18 @@ import (
 // for the model. Pinned in scripts/pins.tsv, so CI runs these. Run:
 // eval "$(sh scripts/install-agents.sh cline)"; go test ./cmd/nowhook/e2e/ -run '^Test(Reads)?Cline' -v
 // Every client process runs in a process group of its own that the test
-// kills (runCmd): `cline PROMPT` leaves a detached hub daemon behind
-// otherwise.
+// kills (runCmd); the hub daemon `cline PROMPT` starts is in a session of
+// its own, out of that group's reach, so clineHome's cleanup kills it too.
 
 // clineSummaryPhrase starts Cline's compaction (summary) request.
 const clineSummaryPhrase = "Summarize this session for continuation"
 
-// clineHome configures a throwaway HOME for the mock and returns it.
+// clineHome configures a throwaway HOME for the mock and returns it; when
+// the test ends, what Cline left running with that HOME is killed.
 func clineHome(t *testing.T, ctx context.Context, bin string, m *chatMock) string {
 	t.Helper()
 	home := t.TempDir()
+	t.Cleanup(func() { killByHome(t, home) })
 	res := runCmd(t, ctx, probeEnv(home), home, "", bin, "auth", "-p", "openai-compatible", "-k", "dummy",
 		"-m", "mock-model", "-b", m.baseURL())
 	if res.err != nil {
@@ -42,6 +49,29 @@ func clineRun(t *testing.T, ctx context.Context, bin, home, dir, prompt string) 
 	res := runCmd(t, ctx, env, dir, "", bin, "--json", prompt)
 	if res.err != nil {
 		t.Fatalf("cline --json: %v\n%.3000s%.3000s", res.err, res.stdout, res.stderr)
+	}
+}
+
+// killByHome kills every process whose environment holds HOME=home. Cline
+// 3.0.65's `cline PROMPT` starts a hub daemon (`cline --cline-hub-daemon
+// --cwd DIR ...`) with setsid: its process group and session are its own
+// (measured: pgid = sid = its pid), so killing the client's group misses
+// it, and started from a shell it was still running 39 minutes later
+// (docs/platforms.md). It inherits the client's HOME, which is the test's
+// own. Linux only (it reads /proc); elsewhere it does nothing.
+func killByHome(t *testing.T, home string) {
+	t.Helper()
+	environs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	want := []byte("HOME=" + home)
+	for _, e := range environs {
+		b, err := os.ReadFile(e)
+		if err != nil || !slices.ContainsFunc(bytes.Split(b, []byte{0}), func(kv []byte) bool { return bytes.Equal(kv, want) }) {
+			continue
+		}
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(e)))
+		if err == nil && syscall.Kill(pid, syscall.SIGKILL) == nil {
+			t.Logf("killed process %d, which Cline left running with HOME=%s", pid, home)
+		}
 	}
 }
 
