@@ -343,6 +343,7 @@ func TestDroidAutoCompactNoHook(t *testing.T) {
 	writeFile(t, filepath.Join(repo, ".factory", "hooks.json"), string(b)+"\n", 0o644)
 	m := droidMock(t, &probeChat{highFirst: true})
 	env := probeEnv(droidHome(t, m, `,"compactionTokenLimit":20000`))
+	clientVersion(t, ctx, env, bin)
 	d := startDroidRPC(t, ctx, bin, env, repo)
 	d.call(ctx, "droid.initialize_session", map[string]any{"machineId": "probe", "cwd": repo, "modelId": "custom:mock-model"})
 	d.say(ctx, "hello")
