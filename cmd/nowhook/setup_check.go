@@ -27,6 +27,9 @@ type shower struct {
 	// github is the file as a workflow annotation names it: relative to
 	// the workspace GitHub checked out, where it lies inside it.
 	github func(engine.Difference) string
+	// tilde: what is printed shows $HOME as ~ (the user scope's files lie
+	// there).
+	tilde bool
 }
 
 // projectShow names files as the diff does, relative to the repository,
@@ -52,8 +55,9 @@ func projectShow(root string) shower {
 
 // userShow names the user scope's files absolutely, $HOME as ~.
 var userShow = shower{
-	name:   func(d engine.Difference) string { return osutil.TildeHome(d.Path) },
+	name:   func(d engine.Difference) string { return d.Path },
 	github: func(d engine.Difference) string { return d.Path },
+	tilde:  true,
 }
 
 // checkSetup lists where the repository differs from what setup would
@@ -61,9 +65,14 @@ var userShow = shower{
 // lacks; then the command that makes it so. It exits 1 when there is a
 // difference, 0 when setup would change nothing.
 func checkSetup(o setupOptions, pl *engine.Plan, trusting []*agent.Agent, show shower, io stdio) error {
-	diffs := pl.Differences()
+	var trust []engine.Difference
 	if o.trust {
-		diffs = append(diffs, trustDifferences(pl, trusting)...)
+		trust = trustDifferences(pl, trusting)
+	}
+	diffs := append(pl.Differences(), trust...)
+	out := io.out
+	if show.tilde {
+		out = &tildeWriter{w: io.out}
 	}
 	github := os.Getenv("GITHUB_ACTIONS") == "true"
 	for _, d := range diffs {
@@ -71,33 +80,45 @@ func checkSetup(o setupOptions, pl *engine.Plan, trusting []*agent.Agent, show s
 		if d.Line > 0 {
 			place += ":" + strconv.Itoa(d.Line)
 		}
-		fmt.Fprintln(io.out, osutil.TildeHome(place+": "+d.What))
+		fmt.Fprintln(out, place+": "+d.What)
 		if github {
-			fmt.Fprintln(io.out, engine.Annotation(d, show.github(d), o.fix))
+			fmt.Fprintln(out, engine.Annotation(d, show.github(d), o.fix))
 		}
 	}
 	if o.dryRun {
-		pl.WriteDiff(io.out, o.fullDiff)
+		pl.WriteDiff(out, o.fullDiff)
 	}
-	pl.WriteNotes(io.out)
+	pl.WriteNotes(out)
 	if len(diffs) == 0 {
-		fmt.Fprintln(io.out, "No changes: setup would leave every file as it is.")
+		fmt.Fprintln(out, "No changes: setup would leave every file as it is.")
 		return nil
 	}
-	files, folders := map[string]bool{}, 0
-	for _, d := range diffs {
-		if strings.HasSuffix(d.Name, "/") {
+	fmt.Fprintf(out, "setup would %s; to make it so, run: %s\n", wouldDo(pl, len(trust) > 0), o.fix)
+	return errSilent{status: exitFailed}
+}
+
+// wouldDo says what setup would do: change files, delete folders, record
+// the agents' trust.
+func wouldDo(pl *engine.Plan, trust bool) string {
+	files, folders := 0, 0
+	for _, c := range pl.Changes() {
+		if c.Folder {
 			folders++
 		} else {
-			files[d.Path] = true
+			files++
 		}
 	}
-	what := counted(len(files), "file")
-	if folders > 0 {
-		what += " and delete " + counted(folders, "folder")
+	var parts []string
+	if files > 0 {
+		parts = append(parts, "change "+counted(files, "file"))
 	}
-	fmt.Fprintf(io.out, "setup would change %s; to make it so, run: %s\n", what, o.fix)
-	return errSilent{status: exitFailed}
+	if folders > 0 {
+		parts = append(parts, "delete "+counted(folders, "folder"))
+	}
+	if trust {
+		parts = append(parts, "record the trust of its Codex hook")
+	}
+	return strings.Join(parts, " and ")
 }
 
 // counted is "1 file" or "N files".
@@ -137,8 +158,8 @@ func trustDifferences(pl *engine.Plan, trusting []*agent.Agent) []engine.Differe
 // starts with ("FILE:LINE (hooks.X[0]...) is not trusted: ..."), else on
 // line 1 of its file.
 func findingDifference(root string, f diag.Finding) engine.Difference {
-	d := engine.Difference{Name: f.Path, Path: f.Path, Line: 1, What: f.Message + "; setup --trust-codex records it"}
-	if !filepath.IsAbs(f.Path) && !strings.HasPrefix(f.Path, "~") {
+	d := engine.Difference{Name: osutil.TildeHome(f.Path), Path: f.Path, Line: 1, What: f.Message + "; setup --trust-codex records it"}
+	if !filepath.IsAbs(f.Path) {
 		d.Path = filepath.Join(root, filepath.FromSlash(f.Path))
 	}
 	rest, ok := strings.CutPrefix(f.Message, f.Path+":")
