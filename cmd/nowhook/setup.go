@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -362,14 +363,16 @@ func kanbusNote(w io.Writer, root string, targets []engine.Target) {
 // error in the files of the agents just set up (doctor's file checks
 // only: nothing is run), so that setup never leaves in silence a hook
 // that will not run: "disableAllHooks": true, a blocking PreCompact hook,
-// Codex's [features] hooks = false, and the like.
+// Codex's [features] hooks = false, and the like; and the warnings of the
+// checks in setupWarns, about what setup's own hook just caused.
 func doctorWarnings(w io.Writer, root string, choices []agent.Choice) {
 	var names []string
 	for _, c := range choices {
 		names = append(names, c.Agent.Name)
 	}
 	for _, f := range doctor.Static(root, names, os.Environ()) {
-		if f.Severity != doctor.Error {
+		_, check, _ := strings.Cut(f.Check, ".")
+		if f.Severity != doctor.Error && (f.Severity != doctor.Warn || !slices.Contains(setupWarns, check)) {
 			continue
 		}
 		fmt.Fprintln(w, "Warning: "+f.Message)
@@ -378,6 +381,14 @@ func doctorWarnings(w io.Writer, root string, choices []agent.Choice) {
 		}
 	}
 }
+
+// setupWarns are doctor's per-agent checks (the part of the row's name
+// after the agent's) whose warnings setup repeats: "twice", the reminder
+// that runs twice because the user's own compact hook already runs kbs now
+// beside the one setup just added (doctor derives the check for every
+// agent whose hook format runs a byte-identical command once:
+// HookFormat.OnceByCommand).
+var setupWarns = []string{"twice"}
 
 // onDemandReason says why an agent is on demand only: the platform's
 // reason, or that it was chosen.
