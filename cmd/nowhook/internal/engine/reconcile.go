@@ -27,6 +27,9 @@ type step struct {
 	c      *change
 	apply  bool
 	status string // "created", "updated", "unchanged", "removed", "deleted", "kept"
+	// from and to are the file's content just before and after the step
+	// (check.go places each difference by them).
+	from, to []byte
 }
 
 // agentPlan is one target and its steps, for the summary.
@@ -251,8 +254,9 @@ func (r *reconciler) apply(art agent.Artifact) (*step, error) {
 	if !c.existed && !c.touched && (len(e.Next) == 0 || r.spare[art.Path()]) {
 		return nil, nil // a file the artifact only edits where it exists, or one that would hide another
 	}
+	from := c.next
 	c.take(e)
-	s := &step{art: art, c: c, apply: true}
+	s := &step{art: art, c: c, apply: true, from: from, to: c.next}
 	if e.Note != "" {
 		r.p.note("%s", e.Note)
 		if bytes.Equal(e.Next, c.old) && c.existed {
@@ -296,7 +300,7 @@ func (r *reconciler) remove(art agent.Artifact) (*step, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &step{art: art, c: c}
+	s := &step{art: art, c: c, from: c.next}
 	switch {
 	case e.Delete:
 		c.remove = true
@@ -321,6 +325,7 @@ func (r *reconciler) remove(art agent.Artifact) (*step, error) {
 		}
 		r.rec.dropRemoved(c.target, func(path string) bool { return !gone[path] })
 	}
+	s.to = c.next
 	return s, nil
 }
 
@@ -374,8 +379,8 @@ func (r *reconciler) sameBlock(a, b agent.Artifact) bool {
 	if !ok1 || !ok2 || ba.Block.Name != bb.Block.Name {
 		return false
 	}
-	ta, err1 := resolve(filepath.Join(r.p.root, filepath.FromSlash(ba.File)))
-	tb, err2 := resolve(filepath.Join(r.p.root, filepath.FromSlash(bb.File)))
+	ta, err1 := r.p.target(ba.File)
+	tb, err2 := r.p.target(bb.File)
 	return err1 == nil && err2 == nil && ta == tb
 }
 
@@ -439,7 +444,7 @@ func (r *reconciler) markClean() {
 		c.clean = true
 		for _, a := range agent.All {
 			for _, art := range a.Owned() {
-				t, err := resolve(filepath.Join(r.p.root, filepath.FromSlash(art.Path())))
+				t, err := r.p.target(art.Path())
 				if err == nil && t == c.target && art.Present(c.next) {
 					c.clean = false
 				}
