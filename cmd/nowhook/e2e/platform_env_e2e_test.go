@@ -210,7 +210,7 @@ func TestCodexPlatformEnv(t *testing.T) {
 // hook_event_name, source and CLAUDE_ENV_FILE), so, as on Claude Code, no
 // hook can give kbs both variables. The test fails when that changes.
 func TestDroidPlatformEnv(t *testing.T) {
-	bin := probeBin(t, "DROID_BIN", "Factory Droid")
+	bin := findClient(t, "DROID_BIN", "droid")
 	ctx := probeCtx(t)
 	repo := probeRepo(t, ctx, "AGENTS.md")
 	saved := filepath.Join(t.TempDir(), "session-start.json")
