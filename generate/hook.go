@@ -30,14 +30,23 @@ func CompactGroup(command, script string, budget time.Duration) Hook {
 	}
 }
 
+// RunIfPresent is the command that runs the script at path (spelled as
+// the shell reads it, e.g. "$CLAUDE_PROJECT_DIR"/x) where it is
+// executable, and otherwise exits 0 and prints nothing: in a clone that
+// lacks the script (its hooks folder not committed) the agent would
+// otherwise report a failing hook (sh: not found, exit 127) at every
+// event. It is POSIX sh, for /bin/sh -c and bash -c alike.
+func RunIfPresent(path string) string { return "[ ! -x " + path + " ] || exec " + path }
+
 // RunsScript returns a recogniser for commands that run script (a path
 // relative to the repository root), however they spell the way there:
 // "$CLAUDE_PROJECT_DIR"/x (or another agent's project variable, braced,
 // with a default), ./x, bash x, Kanbus's hand-copied x, $PWD/x,
 // $(git rev-parse --show-toplevel)/x, or a variable the command sets
-// itself (lower case: Codex's walk-up "$d/x"). A file of that name
-// anywhere else is the user's own: ./scripts/x, ~/bin/x, $HOME/x,
-// ~/.claude/hooks/x, another agent's folder.
+// itself (lower case: Codex's walk-up "$d/x"), and RunIfPresent's guard
+// around any of these. A file of that name anywhere else is the user's
+// own: ./scripts/x, ~/bin/x, $HOME/x, ~/.claude/hooks/x, another agent's
+// folder.
 func RunsScript(script string) func(command string) bool {
 	return func(command string) bool { return runs(command, script, rootRE) }
 }

@@ -94,6 +94,10 @@ func TestRunsScript(t *testing.T) {
 		"echo start; (.claude/hooks/kanbus-compaction-right-now.sh)",
 		`d=$PWD; while [ "$d" != / ] && [ ! -x "$d/` + testScript + `" ]; do d=${d%/*}; d=${d:-/}; done; [ ! -x "$d/` + testScript + `" ] || exec "$d/` + testScript + `"`,
 		`sh -c 'r=$(git rev-parse --show-toplevel 2>/dev/null || pwd); f="$r/` + testScript + `"; [ -x "$f" ] && exec "$f"; exit 0'`,
+		RunIfPresent(`"$CLAUDE_PROJECT_DIR"/` + testScript),
+		RunIfPresent("$GEMINI_PROJECT_DIR/" + testScript),
+		RunIfPresent(testScript),
+		`d=$(git rev-parse --show-toplevel 2>/dev/null); ` + RunIfPresent(`"$d"/`+testScript),
 	} {
 		if !ours(cmd) {
 			t.Errorf("%q not recognised as ours", cmd)
@@ -118,6 +122,11 @@ func TestRunsScript(t *testing.T) {
 		"/opt/kanbus/.claude/hooks/kanbus-compaction-right-now.sh",
 		"vendor/.claude/hooks/kanbus-compaction-right-now.sh",
 		"NOWHOOK_DEFER=.claude/hooks/kanbus-compaction-right-now.sh:.claude/settings.json; exec ~/.claude/hooks/kanbus-compaction-right-now.sh",
+		RunIfPresent("./scripts/kanbus-compaction-right-now.sh"),
+		RunIfPresent("~/bin/kanbus-compaction-right-now.sh"),
+		RunIfPresent(`"$CLAUDE_PROJECT_DIR"/.codex/hooks/kanbus-compaction-right-now.sh`),
+		RunIfPresent("~/.claude/hooks/kanbus-compaction-right-now.sh"),
+		RunIfPresent(`"$HOME"/.claude/hooks/kanbus-compaction-right-now.sh`),
 	} {
 		if ours(cmd) {
 			t.Errorf("%q recognised as ours", cmd)

@@ -19,8 +19,12 @@ import (
 // it), the Compact Instructions go into
 // .claude/rules/kanbus-compact-instructions.md where the repository has no
 // CLAUDE.md of its own, and the kbs-now block goes into a file each agent
-// reads.
-const Version = 3
+// reads. v4: every hook command runs its script only where the script is
+// executable, and otherwise exits 0 and prints nothing ([ ! -x S ] ||
+// exec S), where v3's Claude Code, Qwen Code, Factory Droid, Gemini CLI and
+// Cursor commands failed with "not found" (exit 127) in a clone without
+// the hooks folder; Codex's and the user scope's already did so.
+const Version = 4
 
 // Wrapper is the wrapper script that the agents' hooks run. Line 1 is
 // "#!/bin/sh"; the generator inserts the signature line after it.

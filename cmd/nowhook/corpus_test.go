@@ -38,7 +38,7 @@ type corpusCase struct {
 var corpusCases = []corpusCase{
 	{"claude-settings", "claude", agent.ClaudeSettings, generate.CompactGroup(agent.ClaudeCommand, agent.ClaudeScript, agent.DefaultBudget)},
 	{"codex-hooks", "codex", agent.CodexHooks, generate.CompactGroup(agent.CodexCommand, agent.CodexScript, agent.DefaultBudget)},
-	{"cursor-hooks", "cursor=nudge", agent.CursorHooks, generate.Hook{Entry: generate.Ordered{{Key: "command", Value: agent.CursorScript}, {Key: "timeout", Value: 10}}}},
+	{"cursor-hooks", "cursor=nudge", agent.CursorHooks, generate.Hook{Entry: generate.Ordered{{Key: "command", Value: agent.CursorCommand}, {Key: "timeout", Value: 10}}}},
 }
 
 // TestCorpusSetup runs setup over every real hook file: valid ones merge

@@ -15,8 +15,15 @@ import (
 const ClaudeScript = ".claude/hooks/kanbus-compaction-right-now.sh"
 
 // ClaudeCommand is our hook's command. Quoted, so that a project path with
-// spaces works; Claude Code runs it with /bin/sh -c.
-const ClaudeCommand = `"$CLAUDE_PROJECT_DIR"/` + ClaudeScript
+// spaces works; Claude Code runs it with /bin/sh -c. Where the wrapper is
+// missing (a clone without .claude/hooks/) it exits 0 and prints nothing.
+var ClaudeCommand = claudeRun(ClaudeScript)
+
+// claudeRun is the command that runs script, a path from the project
+// root, as Claude Code's hooks run ours.
+func claudeRun(script string) string {
+	return generate.RunIfPresent(`"$CLAUDE_PROJECT_DIR"/` + script)
+}
 
 // ClaudeSettings is the schema of .claude/settings.json: strict JSON (a
 // comment or trailing comma makes Claude Code ignore the whole file).
@@ -119,7 +126,7 @@ func claudeEvent(event string) generate.HookFile {
 }
 
 var (
-	claudeCheckpointCommand = `"$CLAUDE_PROJECT_DIR"/` + ClaudeCheckpointScript
+	claudeCheckpointCommand = claudeRun(ClaudeCheckpointScript)
 	claudeCheckpoint        = []Artifact{
 		&HookEntry{File: claudeEvent("PostToolUse"), Script: ClaudeCheckpointScript, Hook: func(o Options) generate.Hook {
 			return generate.Group("*", claudeCheckpointCommand, ClaudeCheckpointScript, generate.HookTimeout(o.Budget))
@@ -129,7 +136,7 @@ var (
 		}},
 		checkpointScript(ClaudeCheckpointScript),
 		&HookEntry{File: claudeEvent("PreCompact"), Script: ClaudeHintScript, Hook: func(Options) generate.Hook {
-			return generate.Group("", `"$CLAUDE_PROJECT_DIR"/`+ClaudeHintScript, ClaudeHintScript, generate.HookTimeout(HintBudget))
+			return generate.Group("", claudeRun(ClaudeHintScript), ClaudeHintScript, generate.HookTimeout(HintBudget))
 		}},
 		hintScript(ClaudeHintScript),
 	}

@@ -14,6 +14,10 @@ const cursorReason = "Cursor's preCompact hook only observes (its user_message g
 // CursorScript is the nudge script.
 const CursorScript = ".cursor/hooks/kanbus-precompact-nudge.sh"
 
+// CursorCommand runs it from the project root, where Cursor runs project
+// hooks (vendor docs), and exits 0, silent, where it is missing.
+var CursorCommand = generate.RunIfPresent(CursorScript)
+
 // CursorHooks is the schema of .cursor/hooks.json: flat handler arrays, a
 // new file starts with "version": 1.
 var CursorHooks = generate.HookFile{
@@ -28,7 +32,7 @@ var (
 		File: CursorHooks,
 		Hook: func(Options) generate.Hook {
 			return generate.Hook{
-				Entry: generate.Ordered{{Key: "command", Value: CursorScript}, {Key: "timeout", Value: 10}},
+				Entry: generate.Ordered{{Key: "command", Value: CursorCommand}, {Key: "timeout", Value: 10}},
 				Ours:  generate.RunsScript(CursorScript),
 			}
 		},

@@ -35,8 +35,10 @@ const droidAuto = "after /compact only; automatic compaction runs no hook (measu
 // DroidScript is the wrapper our Factory Droid hook runs.
 const DroidScript = ".factory/hooks/kanbus-compaction-right-now.sh"
 
-// droidCommand finds the repository root from the session's folder.
-const droidCommand = `"$(git rev-parse --show-toplevel)"/` + DroidScript
+// droidCommand finds the repository root from the session's folder (git's
+// complaint outside a repository goes nowhere) and exits 0, silent, where
+// the wrapper is missing there.
+var droidCommand = `d=$(git rev-parse --show-toplevel 2>/dev/null); ` + generate.RunIfPresent(`"$d"/`+DroidScript)
 
 // DroidSettings is .factory/settings.json, where our SessionStart group goes.
 var DroidSettings = generate.HookFile{

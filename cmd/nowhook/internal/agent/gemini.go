@@ -41,8 +41,10 @@ const GeminiTurnScript = ".gemini/hooks/kanbus-gemini-turn.sh"
 // GeminiTurnCommand is that hook's command. Gemini CLI replaces
 // $GEMINI_PROJECT_DIR by the session's directory, shell-quoted, before
 // bash runs the command (0.61.0's hook runner), so it must not stand
-// inside double quotes, where the quotes it adds would be kept.
-const GeminiTurnCommand = "$GEMINI_PROJECT_DIR/" + GeminiTurnScript
+// inside double quotes, where the quotes it adds would be kept (it
+// replaces every occurrence). Where the script is missing it exits 0 and
+// prints nothing.
+var GeminiTurnCommand = generate.RunIfPresent("$GEMINI_PROJECT_DIR/" + GeminiTurnScript)
 
 // GeminiTurnSettings is the schema of .gemini/settings.json for that hook:
 // a matcher group under hooks.BeforeModel. Not Strict: Gemini CLI strips

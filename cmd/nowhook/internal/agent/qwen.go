@@ -39,7 +39,8 @@ const QwenScript = ".qwen/hooks/kanbus-compaction-right-now.sh"
 // QwenCommand is our hook's command. Qwen runs it with bash -c and sets
 // QWEN_PROJECT_DIR to the session's directory, the one whose
 // .qwen/settings.json it read; quoted, so that a path with spaces works.
-const QwenCommand = `"$QWEN_PROJECT_DIR"/` + QwenScript
+// Where the wrapper is missing it exits 0 and prints nothing.
+var QwenCommand = generate.RunIfPresent(`"$QWEN_PROJECT_DIR"/` + QwenScript)
 
 // QwenContextFile is the instruction file Qwen Code is named after; it
 // reads AGENTS.md as well by default (measured on 0.24.4), but not when

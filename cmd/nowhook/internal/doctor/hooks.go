@@ -392,7 +392,7 @@ func (d *doctor) ownedScript(rel, path, lost string, setup func(extra ...string)
 		f.Fix = "move " + rel + " away, then run " + setup()
 		return f, nil, false
 	case info.Mode()&0o111 == 0:
-		f.Message = fmt.Sprintf("%s is not executable (mode %04o): the hook fails with Permission denied (exit 126) and %s", rel, info.Mode().Perm(), lost)
+		f.Message = fmt.Sprintf("%s is not executable (mode %04o): the hook cannot run it (an older command fails with Permission denied, exit 126; a current one passes it by, silent), so %s", rel, info.Mode().Perm(), lost)
 		f.Fix = "chmod +x " + diag.ShellQuote(d.showFix(path))
 		return f, nil, false
 	}
