@@ -479,7 +479,10 @@ func (d *doctor) liveFinding(job *liveJob, items int) Finding {
 		setup = d.setupFix(arg, "--force")
 	}
 	switch {
-	case f.Severity > OK && d.scriptFileBroken(script):
+	case d.scriptFileBroken(script):
+		// The command passes a missing script by, silent (template v4), so
+		// its runs look like a hook with nothing to say: never ok.
+		f.Severity = max(f.Severity, Warn)
 		f.Message += fmt.Sprintf("; %s.script names the cause and its fix", job.a.p.Name)
 	case f.Severity == Error:
 		f.Fix = setup

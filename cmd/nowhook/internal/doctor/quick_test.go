@@ -124,7 +124,7 @@ func TestOneProblemOneFix(t *testing.T) {
 			if s := expectOne(t, fs, "claude.script", Error); s.Fix != c.scriptFix {
 				t.Errorf("claude.script: fix %q, want %q", s.Fix, c.scriptFix)
 			}
-			live := expectOne(t, fs, "live.claude", Error, "claude.script names the cause and its fix")
+			live := expectOne(t, fs, "live.claude", Warn, "claude.script names the cause and its fix")
 			if live.Fix != "" {
 				t.Errorf("live.claude: a second fix %q", live.Fix)
 			}
