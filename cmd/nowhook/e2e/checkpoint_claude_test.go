@@ -76,12 +76,12 @@ func claudeCheckpointRun(t *testing.T, mode kbsMode, script []checkpointStep, pr
 	defer cancel()
 	s = newSandbox(t, mode)
 	m := newCheckpointAnthropic(t, script)
-	env := claudeEnv(s, &anthropicMock{srv: m.srv}) // claudeEnv reads only the server's URL
+	env := claudeEnv(s, m.srv.URL)
 	clientVersion(t, ctx, env, bin)
 	installClaudeCheckpoint(t, ctx, s)
 
 	sess = runClaudeSession(t, ctx, bin, env, s.repo, prompts)
-	reqs := m.requests()
+	reqs := m.Requests()
 	dumpRequests(t, reqs)
 	if len(sess.compactions) != 1 || sess.compactions[0] != trigger {
 		t.Fatalf("compact_boundary triggers = %q, want [%s]", sess.compactions, trigger)

@@ -96,7 +96,7 @@ env_key = "MOCK_API_KEY"
 	if !strings.Contains(res.stdout, "from the mock.") {
 		t.Fatalf("codex exec did not print the model's final answer\nstdout:\n%s\nstderr:\n%s", res.stdout, res.stderr)
 	}
-	reqs := m.requests()
+	reqs := m.Requests()
 	dumpRequests(t, reqs)
 	idx := compactionIndex(t, reqs)
 	for i, r := range reqs {

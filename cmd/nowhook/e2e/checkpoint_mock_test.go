@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/mockmodel"
 )
 
 // The checkpoint's tests need model replies that report a chosen context
@@ -41,7 +43,7 @@ func newCheckpointAnthropic(t *testing.T, script []checkpointStep) *checkpointAn
 	return m
 }
 
-func (m *checkpointAnthropic) requests() []recordedRequest {
+func (m *checkpointAnthropic) Requests() []recordedRequest {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]recordedRequest(nil), m.reqs...)
@@ -54,7 +56,7 @@ func (m *checkpointAnthropic) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec := recordedRequest{Method: r.Method, Path: r.URL.Path, Body: body}
-	var req messagesRequest
+	var req mockmodel.MessagesRequest
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" || json.Unmarshal(body, &req) != nil {
 		m.mu.Lock()
 		m.reqs = append(m.reqs, rec)
@@ -120,7 +122,7 @@ func (m *checkpointAnthropic) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, e := range events {
 		e.data["type"] = e.name
-		writeSSE(w, e.name, e.data)
+		mockmodel.WriteSSE(w, e.name, e.data)
 	}
 }
 
@@ -144,7 +146,7 @@ func newCheckpointResponses(t *testing.T, script []checkpointStep) *checkpointRe
 	return m
 }
 
-func (m *checkpointResponses) requests() []recordedRequest {
+func (m *checkpointResponses) Requests() []recordedRequest {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]recordedRequest(nil), m.reqs...)
@@ -157,7 +159,7 @@ func (m *checkpointResponses) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec := recordedRequest{Method: r.Method, Path: r.URL.Path, Body: body}
-	var req responsesRequest
+	var req mockmodel.ResponsesRequest
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/responses" || json.Unmarshal(body, &req) != nil {
 		m.mu.Lock()
 		m.reqs = append(m.reqs, rec)
@@ -166,7 +168,7 @@ func (m *checkpointResponses) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec.Kind = "turn"
-	if req.requestKind() == "compaction" {
+	if req.RequestKind() == "compaction" {
 		rec.Kind = "compaction"
 	}
 	m.mu.Lock()
@@ -182,22 +184,22 @@ func (m *checkpointResponses) serve(w http.ResponseWriter, r *http.Request) {
 	var item map[string]any
 	switch {
 	case rec.Kind == "compaction":
-		item = assistantMessage(n, "Summary: the user asked for some shell commands; they ran.")
+		item = mockmodel.AssistantMessage(n, "Summary: the user asked for some shell commands; they ran.")
 	case step.tool != "":
 		args, _ := json.Marshal(map[string]any{"cmd": step.tool})
 		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc%d", n), "name": "exec_command",
 			"call_id": fmt.Sprintf("call_%d", n), "arguments": string(args)}
 	default:
-		item = assistantMessage(n, fmt.Sprintf("Reply %d from the mock.", n))
+		item = mockmodel.AssistantMessage(n, fmt.Sprintf("Reply %d from the mock.", n))
 	}
 	usage := map[string]any{"input_tokens": step.usage - 5, "output_tokens": 5, "total_tokens": step.usage}
 	w.Header().Set("content-type", "text/event-stream")
 	w.Header().Set("cache-control", "no-cache")
 	respID := fmt.Sprintf("resp_mock_%d", n)
-	writeSSE(w, "response.created", map[string]any{"type": "response.created",
+	mockmodel.WriteSSE(w, "response.created", map[string]any{"type": "response.created",
 		"response": map[string]any{"id": respID}})
-	writeSSE(w, "response.output_item.done", map[string]any{"type": "response.output_item.done",
+	mockmodel.WriteSSE(w, "response.output_item.done", map[string]any{"type": "response.output_item.done",
 		"output_index": 0, "item": item})
-	writeSSE(w, "response.completed", map[string]any{"type": "response.completed",
+	mockmodel.WriteSSE(w, "response.completed", map[string]any{"type": "response.completed",
 		"response": map[string]any{"id": respID, "usage": usage}})
 }

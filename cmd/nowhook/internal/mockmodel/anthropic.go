@@ -1,56 +1,34 @@
-package e2e
+package mockmodel
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
-	"testing"
 )
 
-// anthropicMock is a Messages API on 127.0.0.1 that records every request
-// body and answers like a model that says little (E2E.md, Claude Code).
-type anthropicMock struct {
-	srv *httptest.Server
-
-	mu   sync.Mutex
-	reqs []recordedRequest
+// Anthropic is a Messages API that answers like a model that says little
+// (E2E.md, Claude Code): only POST /v1/messages; a summary request (its
+// last user message asks to "create a detailed summary") gets a
+// <summary>, every other request a short reply.
+type Anthropic struct {
+	server
 	// highUsage, when set, makes the first ordinary (non-summary) reply
 	// report an input size close to the context window, so that Claude
 	// Code compacts on its own before the next turn.
-	highUsage     bool
-	highUsageDone bool
+	highUsage, highUsageDone bool
 }
 
-// recordedRequest is one request the mock received.
-type recordedRequest struct {
-	Method, Path string
-	Body         []byte
-	// Kind is what the mock took the request for: "summary" (a
-	// compaction summary request), "compaction" (Codex's), or "turn".
-	Kind string
+// NewAnthropic starts the mock; highUsage makes Claude Code compact on
+// its own after the first reply.
+func NewAnthropic(highUsage bool) (*Anthropic, error) {
+	m := &Anthropic{highUsage: highUsage}
+	return m, m.start(m.serve)
 }
 
-func newAnthropicMock(t *testing.T) *anthropicMock {
-	t.Helper()
-	m := &anthropicMock{}
-	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
-	t.Cleanup(m.srv.Close)
-	return m
-}
-
-// requests returns a copy of what was received so far.
-func (m *anthropicMock) requests() []recordedRequest {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]recordedRequest(nil), m.reqs...)
-}
-
-// messagesRequest is the part of a Messages API request the mock reads.
-type messagesRequest struct {
+// MessagesRequest is the part of a Messages API request the mock reads.
+type MessagesRequest struct {
 	Model    string `json:"model"`
 	Stream   bool   `json:"stream"`
 	Messages []struct {
@@ -59,19 +37,19 @@ type messagesRequest struct {
 	} `json:"messages"`
 }
 
-func (m *anthropicMock) serve(w http.ResponseWriter, r *http.Request) {
+func (m *Anthropic) serve(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	rec := recordedRequest{Method: r.Method, Path: r.URL.Path, Body: body}
+	rec := Request{Method: r.Method, Path: r.URL.Path, Body: body}
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
 		m.record(rec)
 		http.Error(w, "mock: only POST /v1/messages", http.StatusNotFound)
 		return
 	}
-	var req messagesRequest
+	var req MessagesRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		m.record(rec)
 		http.Error(w, "mock: bad JSON: "+err.Error(), http.StatusBadRequest)
@@ -135,24 +113,6 @@ func (m *anthropicMock) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, e := range events {
 		e.data["type"] = e.name
-		writeSSE(w, e.name, e.data)
-	}
-}
-
-func (m *anthropicMock) record(rec recordedRequest) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.reqs = append(m.reqs, rec)
-}
-
-// writeSSE writes one server-sent event and flushes it.
-func writeSSE(w http.ResponseWriter, name string, data any) {
-	b, err := json.Marshal(data)
-	if err != nil {
-		panic(err) // the mock's own values always marshal
-	}
-	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
+		WriteSSE(w, e.name, e.data)
 	}
 }

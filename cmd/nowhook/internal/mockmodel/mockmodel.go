@@ -1,0 +1,85 @@
+// Package mockmodel holds model servers on 127.0.0.1 that answer coding
+// agents like a model that says little, and record every request they
+// receive (docs/platforms.md and E2E.md: how each client was driven
+// offline). The real-client tests (cmd/nowhook/e2e) and `nowhook doctor
+// --prove` both start them: Anthropic is the Messages API of Claude Code,
+// Responses the Responses API of Codex, Chat the chat-completions API of
+// the OpenAI-compatible clients (Qwen Code, OpenCode, ...), Gemini the
+// generativelanguage API of Gemini CLI. Each listens on 127.0.0.1 only
+// and stops with Close.
+package mockmodel
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+)
+
+// Request is one request a mock received.
+type Request struct {
+	Method, Path string
+	Body         []byte
+	// Kind is what the mock took the request for: "summary" (a
+	// compaction summary request), "compaction" (Codex's), "turn", or a
+	// mock's own kinds.
+	Kind string
+}
+
+// server is a mock's HTTP server on 127.0.0.1 and what it recorded.
+type server struct {
+	// URL is the server's base URL, http://127.0.0.1:PORT.
+	URL string
+	srv *http.Server
+
+	mu   sync.Mutex
+	reqs []Request
+}
+
+// start listens on a free port of 127.0.0.1 and serves h there.
+func (s *server) start(h http.HandlerFunc) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("mock model server: %w", err)
+	}
+	s.URL = "http://" + ln.Addr().String()
+	s.srv = &http.Server{Handler: h}
+	go func() {
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			panic(err) // Serve fails only on a listener error, which 127.0.0.1 does not have
+		}
+	}()
+	return nil
+}
+
+// Close stops the server and the connections it holds.
+func (s *server) Close() error { return s.srv.Close() }
+
+// Requests returns a copy of what was received so far, in order.
+func (s *server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+// record appends rec and returns how many requests there are now.
+func (s *server) record(rec Request) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reqs = append(s.reqs, rec)
+	return len(s.reqs)
+}
+
+// WriteSSE writes one server-sent event and flushes it.
+func WriteSSE(w http.ResponseWriter, name string, data any) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		panic(err) // the mocks' own values always marshal
+	}
+	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
