@@ -12,7 +12,7 @@ import (
 )
 
 // doctorUsage is doctor's help, written whole; a usage error repeats it.
-const doctorUsage = `Usage: nowhook doctor [--dir DIR] [--json] [--scope user]
+const doctorUsage = `Usage: nowhook doctor [--dir DIR] [--json] [--scope user] [--prove]
 
 Checks the repository's hook configuration for every agent that is set up
 or detected, the way each agent reads it, then runs each installed hook
@@ -33,13 +33,14 @@ Flags:
   --scope S   project (the default): the repository, and whether sessions started in its
               sub-folders get the reminder; user: the hook setup --scope user installed in
               your own agent settings (its file, its wrapper, and live runs with a fake kbs)
-`
+` + proveUsage
 
 // doctorOptions is what doctor checks and how it reports.
 type doctorOptions struct {
 	dir    string
 	asJSON bool
 	scope  string
+	prove  bool
 }
 
 func doctorCmd(args []string, io stdio) error {
@@ -48,6 +49,7 @@ func doctorCmd(args []string, io stdio) error {
 	fs.StringVar(&o.dir, "dir", "", "")
 	fs.BoolVar(&o.asJSON, "json", false, "")
 	fs.StringVar(&o.scope, "scope", scopeProject, "")
+	fs.BoolVar(&o.prove, "prove", false, "")
 	if done, err := parseFlags(fs, args, help{whole: doctorUsage}, io); done || err != nil {
 		return err
 	}
@@ -58,7 +60,11 @@ func doctorCmd(args []string, io stdio) error {
 	case o.scope == scopeUser && o.dir != "":
 		return &cmdError{err: errors.New("--dir names a repository, and --scope user checks your own agent settings outside any repository; drop --dir"), status: exitUsage}
 	case o.scope == scopeUser:
-		return report(doctor.RunUser(ctx, doctor.Options{Env: os.Environ()}), o.asJSON, io)
+		r := doctor.RunUser(ctx, doctor.Options{Env: os.Environ()})
+		if o.prove {
+			r = withProof(ctx, r, "", true)
+		}
+		return report(r, o.asJSON, io)
 	}
 	root, err := detect.Root(".")
 	if o.dir != "" {
@@ -68,7 +74,11 @@ func doctorCmd(args []string, io stdio) error {
 		return &cmdError{err: fmt.Errorf("--dir: %w", err), status: exitUsage}
 	}
 	wd, _ := os.Getwd()
-	return report(doctor.Run(ctx, doctor.Options{Root: root, Dir: o.dir, Env: os.Environ(), From: wd}), o.asJSON, io)
+	r := doctor.Run(ctx, doctor.Options{Root: root, Dir: o.dir, Env: os.Environ(), From: wd})
+	if o.prove {
+		r = withProof(ctx, r, root, false)
+	}
+	return report(r, o.asJSON, io)
 }
 
 // report prints the report as a table or JSON; an error-level finding

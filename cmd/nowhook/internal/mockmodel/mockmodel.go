@@ -83,3 +83,30 @@ func WriteSSE(w http.ResponseWriter, name string, data any) {
 		f.Flush()
 	}
 }
+
+// Strings returns every string value inside a JSON document, decoded, so
+// that a test of a request body's text does not depend on its escapes.
+func Strings(body []byte) ([]string, error) {
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return nil, err
+	}
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			out = append(out, v)
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return out, nil
+}

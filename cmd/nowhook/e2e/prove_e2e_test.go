@@ -1,0 +1,146 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
+)
+
+// proveCase is one client that nowhook doctor --prove runs: the agent,
+// its client, and the ways to break its hook with what the row must say.
+type proveCase struct {
+	agent, env, bin string
+	// broken edit the repository (after the commit), each with the words
+	// the error row must carry.
+	broken []proveBreak
+}
+
+type proveBreak struct {
+	name string
+	edit func(t *testing.T, s *sandbox)
+	want string
+}
+
+// TestDoctorProve: in a repository set up for an agent, with its real
+// client on PATH, `nowhook doctor --prove` reports the reminder reaching
+// the model after the compaction; after each way of breaking the hook,
+// the error row names what it saw; and no run changes the repository
+// (git status and a hash of every file, .git included, are the same).
+func TestDoctorProve(t *testing.T) {
+	for _, c := range proveCases {
+		t.Run(c.agent, func(t *testing.T) {
+			bin := findClient(t, c.env, c.bin)
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			s := newSandbox(t, kbsFixture)
+			env := s.env([]string{"PATH=" + s.bin + ":" + filepath.Dir(bin) + ":" + pathOf(s.env(nil))})
+			res := runCmd(t, ctx, env, s.repo, "", filepath.Join(s.bin, "nowhook"), "setup", "--yes", "--agents", c.agent)
+			if res.err != nil {
+				t.Fatalf("nowhook setup: %v\n%s%s", res.err, res.stdout, res.stderr)
+			}
+			commitAll(t, ctx, s)
+			f := proveRow(t, ctx, s, env, c.agent)
+			if f.Severity != diag.OK || !strings.Contains(f.Message, "the reminder reached the first request after") {
+				t.Fatalf("prove.%s = %s %s, want ok", c.agent, f.Severity, f.Message)
+			}
+			for _, b := range c.broken {
+				b.edit(t, s)
+				f := proveRow(t, ctx, s, env, c.agent)
+				if f.Severity != diag.Error || !strings.Contains(f.Message, b.want) {
+					t.Errorf("%s: prove.%s = %s %s, want error with %q", b.name, c.agent, f.Severity, f.Message, b.want)
+				}
+				runCmd(t, ctx, env, s.repo, "", "git", "checkout", "-q", ".")
+			}
+		})
+	}
+}
+
+var proveCases = []proveCase{
+	{agent: "claude", env: "CLAUDE_BIN", bin: "claude", broken: []proveBreak{
+		{"matcher changed", func(t *testing.T, s *sandbox) {
+			replaceIn(t, filepath.Join(s.repo, ".claude", "settings.json"), `"matcher": "compact"`, `"matcher": "startup"`)
+		}, "no hook ran after /compact"},
+		{"script deleted", func(t *testing.T, s *sandbox) {
+			removeFile(t, filepath.Join(s.repo, ".claude", "hooks", "kanbus-compaction-right-now.sh"))
+		}, "the hook ran and failed: exit status 127"},
+		{"settings broken", func(t *testing.T, s *sandbox) {
+			replaceIn(t, filepath.Join(s.repo, ".claude", "settings.json"), `"hooks": {`, `"hooks": {,`)
+		}, "the client refused the settings file"},
+	}},
+}
+
+// proveRow runs doctor --prove --json in the repository and returns the
+// agent's prove row, checking that the run left the repository as it was.
+func proveRow(t *testing.T, ctx context.Context, s *sandbox, env []string, agent string) diag.Finding {
+	t.Helper()
+	status, hash := repoState(t, ctx, s, env)
+	res := runCmd(t, ctx, env, s.repo, "", filepath.Join(s.bin, "nowhook"), "doctor", "--prove", "--json")
+	if after, h := repoState(t, ctx, s, env); after != status || h != hash {
+		t.Errorf("doctor --prove changed the repository:\ngit status before:\n%s\nafter:\n%s", status, after)
+	}
+	var fs []diag.Finding
+	if err := json.Unmarshal([]byte(res.stdout), &fs); err != nil {
+		t.Fatalf("doctor --prove --json: %v\n%s%s", err, res.stdout, res.stderr)
+	}
+	for _, f := range fs {
+		if f.Check == "prove."+agent {
+			t.Logf("%s  %s  %s", f.Severity, f.Check, f.Message)
+			return f
+		}
+	}
+	t.Fatalf("no prove.%s row:\n%s", agent, res.stdout)
+	return diag.Finding{}
+}
+
+// repoState is git status --porcelain and a hash of every file.
+func repoState(t *testing.T, ctx context.Context, s *sandbox, env []string) (string, string) {
+	t.Helper()
+	st := runCmd(t, ctx, env, s.repo, "", "git", "status", "--porcelain", "--ignored")
+	h := runCmd(t, ctx, env, s.repo, "", "sh", "-c", "find . -type f | LC_ALL=C sort | xargs sha256sum | sha256sum")
+	if st.err != nil || h.err != nil {
+		t.Fatalf("git status: %v %s; hash: %v %s", st.err, st.stderr, h.err, h.stderr)
+	}
+	return st.stdout, h.stdout
+}
+
+func commitAll(t *testing.T, ctx context.Context, s *sandbox) {
+	t.Helper()
+	for _, args := range [][]string{{"add", "-A"}, {"-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid", "commit", "-qm", "setup"}} {
+		if res := runCmd(t, ctx, s.env(nil), s.repo, "", "git", args...); res.err != nil {
+			t.Fatalf("git %v: %v\n%s", args, res.err, res.stderr)
+		}
+	}
+}
+
+func pathOf(env []string) string {
+	for _, kv := range env {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+			return p
+		}
+	}
+	return ""
+}
+
+func replaceIn(t *testing.T, path, old, repl string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) {
+		t.Fatalf("%s has no %q:\n%s", path, old, b)
+	}
+	writeFile(t, path, strings.Replace(string(b), old, repl, 1), 0o644)
+}
+
+func removeFile(t *testing.T, path string) {
+	t.Helper()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+}
