@@ -72,6 +72,14 @@ var proveCases = []proveCase{
 			replaceIn(t, filepath.Join(s.repo, ".claude", "settings.json"), `"hooks": {`, `"hooks": {,`)
 		}, "the client refused the settings file"},
 	}},
+	{agent: "qwen", env: "QWEN_BIN", bin: "qwen", broken: []proveBreak{
+		{"matcher changed", func(t *testing.T, s *sandbox) {
+			replaceIn(t, filepath.Join(s.repo, ".qwen", "settings.json"), `"matcher": "compact"`, `"matcher": "startup"`)
+		}, "no hook ran after /compress"},
+		{"script deleted", func(t *testing.T, s *sandbox) {
+			removeFile(t, filepath.Join(s.repo, ".qwen", "hooks", "kanbus-compaction-right-now.sh"))
+		}, "no hook ran after /compress"},
+	}},
 }
 
 // proveRow runs doctor --prove --json in the repository and returns the

@@ -134,7 +134,10 @@ type driver struct {
 	compaction string
 	// run starts the mock, runs the client in w and tells what it saw.
 	run func(ctx context.Context, w *world) seen
-	// fix is the command a failure suggests; nil: doctor's own advice.
+	// unreported, for a client that does not report its hooks' runs, is
+	// what "no hook ran" cannot tell apart.
+	unreported string
+	// fixFor is the command a failure suggests; nil: setup's.
 	fixFor func(o Options, a *agentpkg.Agent) string
 }
 
@@ -150,7 +153,7 @@ func (d *driver) fix(o Options, a *agentpkg.Agent) string {
 }
 
 // drivers are the clients prove can run, in the agent table's order.
-var drivers = []*driver{claudeDriver}
+var drivers = []*driver{claudeDriver, qwenDriver}
 
 // seen is what one run of a client showed.
 type seen struct {
@@ -189,8 +192,10 @@ func (s seen) judge(d *driver) (string, bool) {
 		return "the client never compacted (no summary request reached the mock model after " + d.compaction + ")" + tail(s.stderr), false
 	case s.hookFailed != "":
 		return "the hook ran and failed: " + s.hookFailed, false
-	case s.hookReported && s.hookRuns == 0, !s.hookReported && s.kbsCalls == 0:
+	case s.hookReported && s.hookRuns == 0:
 		return "no hook ran after " + d.compaction + " (the stand-in kbs was never called)", false
+	case !s.hookReported && s.kbsCalls == 0:
+		return "no hook ran after " + d.compaction + " (the stand-in kbs was never called; " + d.unreported + ")", false
 	case s.hookReported && strings.TrimSpace(s.hookOutput) == "":
 		return "the hook ran and printed nothing (the stand-in kbs was called " + times(s.kbsCalls) + ")", false
 	}
