@@ -15,6 +15,7 @@ import (
 // its client, and the ways to break its hook with what the row must say.
 type proveCase struct {
 	agent, env, bin string
+	setup           []string // more flags for setup
 	// broken edit the repository (after the commit), each with the words
 	// the error row must carry.
 	broken []proveBreak
@@ -22,7 +23,9 @@ type proveCase struct {
 
 type proveBreak struct {
 	name string
-	edit func(t *testing.T, s *sandbox)
+	// edit breaks the hook; what it changes outside the repository it
+	// restores with the function it returns, if any.
+	edit func(t *testing.T, s *sandbox) (undo func())
 	want string
 }
 
@@ -39,7 +42,7 @@ func TestDoctorProve(t *testing.T) {
 			defer cancel()
 			s := newSandbox(t, kbsFixture)
 			env := s.env([]string{"PATH=" + s.bin + ":" + filepath.Dir(bin) + ":" + pathOf(s.env(nil))})
-			res := runCmd(t, ctx, env, s.repo, "", filepath.Join(s.bin, "nowhook"), "setup", "--yes", "--agents", c.agent)
+			res := runCmd(t, ctx, env, s.repo, "", filepath.Join(s.bin, "nowhook"), append([]string{"setup", "--yes", "--agents", c.agent}, c.setup...)...)
 			if res.err != nil {
 				t.Fatalf("nowhook setup: %v\n%s%s", res.err, res.stdout, res.stderr)
 			}
@@ -49,12 +52,15 @@ func TestDoctorProve(t *testing.T) {
 				t.Fatalf("prove.%s = %s %s, want ok", c.agent, f.Severity, f.Message)
 			}
 			for _, b := range c.broken {
-				b.edit(t, s)
+				undo := b.edit(t, s)
 				f := proveRow(t, ctx, s, env, c.agent)
 				if f.Severity != diag.Error || !strings.Contains(f.Message, b.want) {
 					t.Errorf("%s: prove.%s = %s %s, want error with %q", b.name, c.agent, f.Severity, f.Message, b.want)
 				}
 				runCmd(t, ctx, env, s.repo, "", "git", "checkout", "-q", ".")
+				if undo != nil {
+					undo()
+				}
 			}
 		})
 	}
@@ -62,22 +68,50 @@ func TestDoctorProve(t *testing.T) {
 
 var proveCases = []proveCase{
 	{agent: "claude", env: "CLAUDE_BIN", bin: "claude", broken: []proveBreak{
-		{"matcher changed", func(t *testing.T, s *sandbox) {
+		{"matcher changed", func(t *testing.T, s *sandbox) func() {
 			replaceIn(t, filepath.Join(s.repo, ".claude", "settings.json"), `"matcher": "compact"`, `"matcher": "startup"`)
+			return nil
 		}, "no hook ran after /compact"},
-		{"script deleted", func(t *testing.T, s *sandbox) {
+		{"script deleted", func(t *testing.T, s *sandbox) func() {
 			removeFile(t, filepath.Join(s.repo, ".claude", "hooks", "kanbus-compaction-right-now.sh"))
+			return nil
 		}, "the hook ran and failed: exit status 127"},
-		{"settings broken", func(t *testing.T, s *sandbox) {
+		{"settings broken", func(t *testing.T, s *sandbox) func() {
 			replaceIn(t, filepath.Join(s.repo, ".claude", "settings.json"), `"hooks": {`, `"hooks": {,`)
+			return nil
 		}, "the client refused the settings file"},
 	}},
+	{agent: "codex", env: "CODEX_BIN", bin: "codex", setup: []string{"--trust-codex"}, broken: []proveBreak{
+		{"trust forgotten", func(t *testing.T, s *sandbox) func() {
+			config := filepath.Join(s.home, ".codex", "config.toml")
+			b, err := os.ReadFile(config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			state := strings.Index(string(b), "[hooks.state.")
+			if state < 0 {
+				t.Fatalf("setup --trust-codex recorded no hook trust:\n%s", b)
+			}
+			writeFile(t, config, string(b[:state]), 0o600)
+			return func() { writeFile(t, config, string(b), 0o600) }
+		}, "Codex skips the SessionStart hook: its trust is untrusted"},
+		{"matcher changed", func(t *testing.T, s *sandbox) func() {
+			replaceIn(t, filepath.Join(s.repo, ".codex", "hooks.json"), `"matcher": "compact"`, `"matcher": "startup"`)
+			return nil
+		}, "its trust is modified"},
+		{"script deleted", func(t *testing.T, s *sandbox) func() {
+			removeFile(t, filepath.Join(s.repo, ".codex", "hooks", "kanbus-compaction-right-now.sh"))
+			return nil
+		}, "never called kbs: its script is missing"},
+	}},
 	{agent: "qwen", env: "QWEN_BIN", bin: "qwen", broken: []proveBreak{
-		{"matcher changed", func(t *testing.T, s *sandbox) {
+		{"matcher changed", func(t *testing.T, s *sandbox) func() {
 			replaceIn(t, filepath.Join(s.repo, ".qwen", "settings.json"), `"matcher": "compact"`, `"matcher": "startup"`)
+			return nil
 		}, "no hook ran after /compress"},
-		{"script deleted", func(t *testing.T, s *sandbox) {
+		{"script deleted", func(t *testing.T, s *sandbox) func() {
 			removeFile(t, filepath.Join(s.repo, ".qwen", "hooks", "kanbus-compaction-right-now.sh"))
+			return nil
 		}, "no hook ran after /compress"},
 	}},
 }

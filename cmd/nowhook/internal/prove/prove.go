@@ -153,7 +153,7 @@ func (d *driver) fix(o Options, a *agentpkg.Agent) string {
 }
 
 // drivers are the clients prove can run, in the agent table's order.
-var drivers = []*driver{claudeDriver, qwenDriver}
+var drivers = []*driver{claudeDriver, codexDriver, qwenDriver}
 
 // seen is what one run of a client showed.
 type seen struct {
@@ -173,6 +173,8 @@ type seen struct {
 	hookFailed string
 	// refused is the client's complaint about a settings file.
 	refused string
+	// skipped is why the client says it runs no hook (Codex's trust).
+	skipped string
 	// err is why the run itself failed.
 	err error
 	// stderr is the end of what the client printed on stderr.
@@ -190,12 +192,16 @@ func (s seen) judge(d *driver) (string, bool) {
 		return "the run failed before a compaction: " + s.err.Error() + tail(s.stderr), false
 	case !s.compacted:
 		return "the client never compacted (no summary request reached the mock model after " + d.compaction + ")" + tail(s.stderr), false
+	case s.skipped != "":
+		return "no hook ran after " + d.compaction + ": " + s.skipped, false
 	case s.hookFailed != "":
 		return "the hook ran and failed: " + s.hookFailed, false
 	case s.hookReported && s.hookRuns == 0:
 		return "no hook ran after " + d.compaction + " (the stand-in kbs was never called)", false
 	case !s.hookReported && s.kbsCalls == 0:
 		return "no hook ran after " + d.compaction + " (the stand-in kbs was never called; " + d.unreported + ")", false
+	case s.hookReported && strings.TrimSpace(s.hookOutput) == "" && s.kbsCalls == 0:
+		return "the hook ran and printed nothing, and never called kbs: its script is missing or fails before it (see the script row)", false
 	case s.hookReported && strings.TrimSpace(s.hookOutput) == "":
 		return "the hook ran and printed nothing (the stand-in kbs was called " + times(s.kbsCalls) + ")", false
 	}

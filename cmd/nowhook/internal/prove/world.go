@@ -53,6 +53,8 @@ type world struct {
 	path                      string // the PATH the client gets
 	calls                     string // the stand-in kbs appends a line per call
 	user                      bool   // proving the user scope
+	root                      string // the repository copied ("" for the user scope)
+	userEnv                   []string
 }
 
 // newWorld makes the world for agent a: the repository copied (or, for
@@ -65,7 +67,7 @@ func newWorld(o Options, a *agentpkg.Agent, client string) (*world, error) {
 	}
 	w := &world{dir: dir, view: filepath.Join(dir, "view"), home: filepath.Join(dir, "home"),
 		bin: filepath.Join(dir, "bin"), tmp: filepath.Join(dir, "tmp"), client: client,
-		calls: filepath.Join(dir, "kbs-calls"), user: o.User}
+		calls: filepath.Join(dir, "kbs-calls"), user: o.User, root: o.Root, userEnv: o.Env}
 	for _, d := range []string{w.view, w.home, w.bin, w.tmp} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return w, err
