@@ -41,7 +41,8 @@ func TestDoctorProve(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 			defer cancel()
 			s := newSandbox(t, kbsFixture)
-			env := s.env([]string{"PATH=" + s.bin + ":" + filepath.Dir(bin) + ":" + pathOf(s.env(nil))})
+			// Tests never depend on timing: the bound is generous here.
+			env := s.env([]string{"PATH=" + s.bin + ":" + filepath.Dir(bin) + ":" + pathOf(s.env(nil)), "NOWHOOK_PROVE_LIMIT=3m"})
 			res := runCmd(t, ctx, env, s.repo, "", filepath.Join(s.bin, "nowhook"), append([]string{"setup", "--yes", "--agents", c.agent}, c.setup...)...)
 			if res.err != nil {
 				t.Fatalf("nowhook setup: %v\n%s%s", res.err, res.stdout, res.stderr)
@@ -103,6 +104,16 @@ var proveCases = []proveCase{
 			removeFile(t, filepath.Join(s.repo, ".codex", "hooks", "kanbus-compaction-right-now.sh"))
 			return nil
 		}, "never called kbs: its script is missing"},
+	}},
+	{agent: "opencode", env: "OPENCODE_BIN", bin: "opencode", broken: []proveBreak{
+		{"plugin deleted", func(t *testing.T, s *sandbox) func() {
+			removeFile(t, filepath.Join(s.repo, opencodePluginFile))
+			return nil
+		}, "no hook ran after summarize"},
+		{"script deleted", func(t *testing.T, s *sandbox) func() {
+			removeFile(t, filepath.Join(s.repo, opencodeWrapperFile))
+			return nil
+		}, "no hook ran after summarize"},
 	}},
 	{agent: "qwen", env: "QWEN_BIN", bin: "qwen", broken: []proveBreak{
 		{"matcher changed", func(t *testing.T, s *sandbox) func() {

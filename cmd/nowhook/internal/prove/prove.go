@@ -46,7 +46,8 @@ type Options struct {
 	Env []string
 	// Self is the nowhook binary the hooks run (`nowhook reminder`).
 	Self string
-	// Limit bounds each client's run (0: DefaultLimit).
+	// Limit bounds each client's run (0: DefaultLimit, or the duration in
+	// NOWHOOK_PROVE_LIMIT of Env, for a machine too busy for it).
 	Limit time.Duration
 }
 
@@ -63,6 +64,9 @@ const standIn = "a stand-in kbs printed a fixed payload"
 func Run(ctx context.Context, o Options) []diag.Finding {
 	if o.Limit == 0 {
 		o.Limit = DefaultLimit
+		if d, err := time.ParseDuration(osutil.Getenv(o.Env, "NOWHOOK_PROVE_LIMIT")); err == nil && d > 0 {
+			o.Limit = d
+		}
 	}
 	var out []diag.Finding
 	for _, d := range drivers {
@@ -115,7 +119,7 @@ func prove(ctx context.Context, o Options, d *driver, a *agentpkg.Agent, bin str
 	took := fmt.Sprintf("%.1f s", time.Since(start).Seconds())
 	seen.kbsCalls = w.kbsCalls()
 	if ctx.Err() != nil && !seen.reached {
-		seen.err = fmt.Errorf("no answer within %s (%w)", o.Limit, ctx.Err())
+		seen.err = fmt.Errorf("no answer within %s (on a busy machine, set NOWHOOK_PROVE_LIMIT=2m for more)", o.Limit)
 	}
 	msg, ok := seen.judge(d)
 	msg = w.shown(msg, o)
@@ -153,7 +157,7 @@ func (d *driver) fix(o Options, a *agentpkg.Agent) string {
 }
 
 // drivers are the clients prove can run, in the agent table's order.
-var drivers = []*driver{claudeDriver, codexDriver, qwenDriver}
+var drivers = []*driver{claudeDriver, codexDriver, qwenDriver, opencodeDriver}
 
 // seen is what one run of a client showed.
 type seen struct {
@@ -234,7 +238,7 @@ func tail(stderr string) string {
 // clientVersion is the first line of `bin --version`, or "(version
 // unknown)".
 func clientVersion(ctx context.Context, bin string, env []string) string {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	cmd := command(ctx, bin, "--version")
 	cmd.Env = []string{"PATH=" + osutil.Getenv(env, "PATH"), "HOME=" + os.TempDir(), "LANG=C.UTF-8"}
