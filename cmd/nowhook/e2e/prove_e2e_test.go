@@ -197,3 +197,48 @@ func removeFile(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 }
+
+// TestDoctorProveUserScope: after setup --scope user, `nowhook doctor
+// --scope user --prove` proves Claude Code's user hook from a copy of the
+// user's settings, in an empty throw-away Kanbus project; with the user
+// wrapper deleted, the row says the hook ran and never called kbs (the
+// user-scope command exits 0 without its wrapper). The user's folder is
+// left as it was.
+func TestDoctorProveUserScope(t *testing.T) {
+	bin := findClient(t, "CLAUDE_BIN", "claude")
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	s := newSandbox(t, kbsFixture)
+	env := s.env([]string{"PATH=" + s.bin + ":" + filepath.Dir(bin) + ":" + pathOf(s.env(nil)), "NOWHOOK_PROVE_LIMIT=3m"})
+	nowhook := filepath.Join(s.bin, "nowhook")
+	if res := runCmd(t, ctx, env, s.root, "", nowhook, "setup", "--scope", "user", "--yes", "--agents", "claude"); res.err != nil {
+		t.Fatalf("nowhook setup --scope user: %v\n%s%s", res.err, res.stdout, res.stderr)
+	}
+	home := func() string {
+		res := runCmd(t, ctx, env, s.home, "", "sh", "-c", "find . -type f | LC_ALL=C sort | xargs sha256sum")
+		return res.stdout
+	}
+	for _, c := range []struct{ name, want string }{
+		{"set up", "the reminder reached the first request after /compact"},
+		{"wrapper deleted", "the hook ran and printed nothing, and never called kbs"},
+	} {
+		if c.name == "wrapper deleted" {
+			removeFile(t, filepath.Join(s.home, ".claude", "hooks", "kanbus-compaction-right-now.sh"))
+		}
+		before := home()
+		res := runCmd(t, ctx, env, s.root, "", nowhook, "doctor", "--scope", "user", "--prove")
+		if after := home(); after != before {
+			t.Errorf("%s: doctor --prove changed the files under HOME:\nbefore:\n%s\nafter:\n%s", c.name, before, after)
+		}
+		var row string
+		for line := range strings.SplitSeq(res.stdout, "\n") {
+			if strings.Contains(line, "prove.claude") {
+				row = line
+			}
+		}
+		t.Logf("%s: %s", c.name, row)
+		if !strings.Contains(row, c.want) {
+			t.Errorf("%s: prove.claude row %q, want %q\n%s%s", c.name, row, c.want, res.stdout, res.stderr)
+		}
+	}
+}

@@ -95,8 +95,18 @@ func Run(ctx context.Context, o Options) []diag.Finding {
 // scope proven.
 func (o Options) setUp(a *agentpkg.Agent) bool {
 	if o.User {
-		_, ok := a.UserInstalled(func(k string) string { return osutil.Getenv(o.Env, k) }, osutil.Getenv(o.Env, "HOME"))
-		return ok
+		// The entry in the user's settings, whatever became of its wrapper
+		// (a missing one is what the proof then shows).
+		if a.Scope.User == nil {
+			return false
+		}
+		dir, err := a.Scope.User.Folder(func(k string) string { return osutil.Getenv(o.Env, k) }, osutil.Getenv(o.Env, "HOME"))
+		if err != nil {
+			return false
+		}
+		h := a.UserHook(dir)
+		b, err := os.ReadFile(h.File.Path)
+		return err == nil && h.Present(b)
 	}
 	return a.InstalledIn(o.Root, true).Mode == agentpkg.Reinject
 }

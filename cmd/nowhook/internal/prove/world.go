@@ -124,7 +124,7 @@ func (w *world) userView(o Options, a *agentpkg.Agent) error {
 		if err != nil {
 			return err
 		}
-		if err := copyFile(p, filepath.Join(w.home, rel)); err != nil {
+		if err := copyFile(p, filepath.Join(w.home, rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
