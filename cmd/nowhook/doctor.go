@@ -12,7 +12,7 @@ import (
 )
 
 // doctorUsage is doctor's help, written whole; a usage error repeats it.
-const doctorUsage = `Usage: nowhook doctor [--dir DIR] [--json] [--scope user] [--prove]
+const doctorUsage = `Usage: nowhook doctor [--dir DIR] [--json] [--scope user]
 
 Checks the repository's hook configuration for every agent that is set up
 or detected, the way each agent reads it, then runs each installed hook

@@ -3,7 +3,6 @@ package mockmodel
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 )
@@ -11,19 +10,38 @@ import (
 // Anthropic is a Messages API that answers like a model that says little
 // (E2E.md, Claude Code): only POST /v1/messages; a summary request (its
 // last user message asks to "create a detailed summary") gets a
-// <summary>, every other request a short reply.
+// <summary>, every other request a short reply, or, while the mock's
+// script lasts, the script's next step: a reply that reports a chosen
+// context use, or calls Claude Code's Bash tool.
 type Anthropic struct {
 	server
-	// highUsage, when set, makes the first ordinary (non-summary) reply
-	// report an input size close to the context window, so that Claude
-	// Code compacts on its own before the next turn.
-	highUsage, highUsageDone bool
+	script []Step
+}
+
+// Step is one scripted model reply.
+type Step struct {
+	// Tool is a shell command to run through the agent's shell tool; ""
+	// for a text reply.
+	Tool string
+	// Usage is the context use the reply reports, in tokens.
+	Usage int64
 }
 
 // NewAnthropic starts the mock; highUsage makes Claude Code compact on
-// its own after the first reply.
+// its own after the first reply, which reports a context use close to
+// the window.
 func NewAnthropic(highUsage bool) (*Anthropic, error) {
-	m := &Anthropic{highUsage: highUsage}
+	var script []Step
+	if highUsage {
+		script = []Step{{Usage: 990008}}
+	}
+	return NewAnthropicScript(script)
+}
+
+// NewAnthropicScript starts a mock whose ordinary replies follow script,
+// in order, then are short replies.
+func NewAnthropicScript(script []Step) (*Anthropic, error) {
+	m := &Anthropic{script: script}
 	return m, m.start(m.serve)
 }
 
@@ -38,21 +56,9 @@ type MessagesRequest struct {
 }
 
 func (m *Anthropic) serve(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	rec := Request{Method: r.Method, Path: r.URL.Path, Body: body}
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
-		m.record(rec)
-		http.Error(w, "mock: only POST /v1/messages", http.StatusNotFound)
-		return
-	}
 	var req MessagesRequest
-	if err := json.Unmarshal(body, &req); err != nil {
-		m.record(rec)
-		http.Error(w, "mock: bad JSON: "+err.Error(), http.StatusBadRequest)
+	rec, ok := m.read(w, r, "/v1/messages", &req)
+	if !ok {
 		return
 	}
 	rec.Kind = "turn"
@@ -60,36 +66,36 @@ func (m *Anthropic) serve(w http.ResponseWriter, r *http.Request) {
 		strings.Contains(string(req.Messages[n-1].Content), "create a detailed summary") {
 		rec.Kind = "summary"
 	}
+	n, step := m.turn(rec, &m.script, 100)
 
-	m.mu.Lock()
-	m.reqs = append(m.reqs, rec)
-	n := len(m.reqs)
-	inputTokens := 100
-	if rec.Kind == "turn" && m.highUsage && !m.highUsageDone {
-		m.highUsageDone = true
-		inputTokens = 990000
-	}
-	m.mu.Unlock()
-
-	text := fmt.Sprintf("Reply %d from the mock.", n)
-	if rec.Kind == "summary" {
-		text = "<summary>The user greeted the assistant; nothing else happened.</summary>"
-	}
 	model := req.Model
 	if model == "" {
 		model = "mock-model"
 	}
 	id := fmt.Sprintf("msg_mock_%d", n)
-	usage := map[string]any{"input_tokens": inputTokens, "output_tokens": 8}
-
+	text := fmt.Sprintf("Reply %d from the mock.", n)
+	if rec.Kind == "summary" {
+		text = "<summary>The user greeted the assistant; nothing else happened.</summary>"
+	}
+	const output = 8
 	if !req.Stream {
 		w.Header().Set("content-type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{
 			"id": id, "type": "message", "role": "assistant", "model": model,
 			"content":     []any{map[string]any{"type": "text", "text": text}},
-			"stop_reason": "end_turn", "stop_sequence": nil, "usage": usage,
+			"stop_reason": "end_turn", "stop_sequence": nil,
+			"usage": map[string]any{"input_tokens": step.Usage - output, "output_tokens": output},
 		})
 		return
+	}
+	block := map[string]any{"type": "text", "text": ""}
+	delta := map[string]any{"type": "text_delta", "text": text}
+	stop := "end_turn"
+	if step.Tool != "" {
+		input, _ := json.Marshal(map[string]any{"command": step.Tool, "description": "Run " + step.Tool})
+		block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_mock_%d", n), "name": "Bash", "input": map[string]any{}}
+		delta = map[string]any{"type": "input_json_delta", "partial_json": string(input)}
+		stop = "tool_use"
 	}
 	w.Header().Set("content-type", "text/event-stream")
 	w.Header().Set("cache-control", "no-cache")
@@ -99,16 +105,15 @@ func (m *Anthropic) serve(w http.ResponseWriter, r *http.Request) {
 	}{
 		{"message_start", map[string]any{"message": map[string]any{
 			"id": id, "type": "message", "role": "assistant", "model": model,
-			"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage,
+			"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
+			"usage": map[string]any{"input_tokens": step.Usage - output, "output_tokens": 1},
 		}}},
-		{"content_block_start", map[string]any{"index": 0,
-			"content_block": map[string]any{"type": "text", "text": ""}}},
-		{"content_block_delta", map[string]any{"index": 0,
-			"delta": map[string]any{"type": "text_delta", "text": text}}},
+		{"content_block_start", map[string]any{"index": 0, "content_block": block}},
+		{"content_block_delta", map[string]any{"index": 0, "delta": delta}},
 		{"content_block_stop", map[string]any{"index": 0}},
 		{"message_delta", map[string]any{
-			"delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil},
-			"usage": map[string]any{"output_tokens": 8}}},
+			"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+			"usage": map[string]any{"output_tokens": output}}},
 		{"message_stop", map[string]any{}},
 	}
 	for _, e := range events {

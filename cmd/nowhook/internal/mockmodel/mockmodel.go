@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -70,6 +71,38 @@ func (s *server) record(rec Request) int {
 	defer s.mu.Unlock()
 	s.reqs = append(s.reqs, rec)
 	return len(s.reqs)
+}
+
+// read reads a request that must be a POST to path with a JSON body
+// (decoded into into); another is recorded and answered with an error.
+func (s *server) read(w http.ResponseWriter, r *http.Request, path string, into any) (Request, bool) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return Request{}, false
+	}
+	rec := Request{Method: r.Method, Path: r.URL.Path, Body: body}
+	if r.Method != http.MethodPost || r.URL.Path != path || json.Unmarshal(body, into) != nil {
+		s.record(rec)
+		http.Error(w, "mock: only POST "+path+" with a JSON body", http.StatusBadRequest)
+		return Request{}, false
+	}
+	return rec, true
+}
+
+// turn records rec and returns its number (from 1) and the reply's step:
+// for a turn, the next step of script (one reporting usage when it is
+// empty); for another kind, one reporting usage.
+func (s *server) turn(rec Request, script *[]Step, usage int64) (int, Step) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reqs = append(s.reqs, rec)
+	if rec.Kind != "turn" || len(*script) == 0 {
+		return len(s.reqs), Step{Usage: usage}
+	}
+	st := (*script)[0]
+	*script = (*script)[1:]
+	return len(s.reqs), st
 }
 
 // WriteSSE writes one server-sent event and flushes it.

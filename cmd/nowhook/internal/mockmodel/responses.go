@@ -3,32 +3,39 @@ package mockmodel
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 )
 
-// Responses is an OpenAI Responses API (E2E.md, Codex CLI). Its first
-// ordinary request gets a single tool call and a reported usage above the
-// auto-compaction limit, so Codex compacts in the middle of the turn;
-// compaction requests get a summary; every other request gets a short
-// assistant message.
+// Responses is an OpenAI Responses API (E2E.md, Codex CLI). Its ordinary
+// requests get the next step of its script while it lasts (a call of
+// Codex's exec_command tool, or a reply reporting a chosen usage), then a
+// short assistant message; compaction requests get a summary. NewResponses'
+// script is a single tool call reporting a usage above the
+// auto-compaction limit, so Codex compacts in the middle of the turn.
 type Responses struct {
 	server
-	toolSent bool
+	script []Step
 }
 
-// NewResponses starts the mock.
+// NewResponses starts the mock with its one tool call (once only:
+// compaction drops the tool output, so a mock that answered every request
+// without it with a tool call would loop).
 func NewResponses() (*Responses, error) {
-	m := &Responses{}
+	return NewResponsesScript([]Step{{Tool: "echo hi", Usage: 1005}})
+}
+
+// NewResponsesScript starts a mock whose ordinary replies follow script.
+func NewResponsesScript(script []Step) (*Responses, error) {
+	m := &Responses{script: script}
 	return m, m.start(m.serve)
 }
 
-// NoTool makes the mock answer every ordinary request with a short
-// message and a small usage, so Codex never compacts on its own.
+// NoTool drops what is left of the script: every ordinary request gets a
+// short message and a small usage, so Codex never compacts on its own.
 func (m *Responses) NoTool() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.toolSent = true
+	m.script = nil
 }
 
 // ResponsesRequest is the part of a Responses API request the mock reads.
@@ -49,51 +56,29 @@ func (r ResponsesRequest) RequestKind() string {
 }
 
 func (m *Responses) serve(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	rec := Request{Method: r.Method, Path: r.URL.Path, Body: body}
 	var req ResponsesRequest
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/responses" {
-		m.record(rec)
-		http.Error(w, "mock: only POST /v1/responses", http.StatusNotFound)
-		return
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		m.record(rec)
-		http.Error(w, "mock: bad JSON: "+err.Error(), http.StatusBadRequest)
+	rec, ok := m.read(w, r, "/v1/responses", &req)
+	if !ok {
 		return
 	}
 	rec.Kind = "turn"
 	if req.RequestKind() == "compaction" {
 		rec.Kind = "compaction"
 	}
-
-	m.mu.Lock()
-	m.reqs = append(m.reqs, rec)
-	n := len(m.reqs)
-	sendTool := rec.Kind == "turn" && !m.toolSent
-	if sendTool {
-		// Once only: compaction drops the tool output, so a mock that
-		// answered every request without it with a tool call would loop.
-		m.toolSent = true
-	}
-	m.mu.Unlock()
+	n, step := m.turn(rec, &m.script, 105)
 
 	var item map[string]any
-	usage := map[string]any{"input_tokens": 100, "output_tokens": 5, "total_tokens": 105}
 	switch {
-	case sendTool:
-		item = map[string]any{"type": "function_call", "id": "fc1", "name": "exec_command",
-			"call_id": "c1", "arguments": `{"cmd":"echo hi"}`}
-		usage = map[string]any{"input_tokens": 1000, "output_tokens": 5, "total_tokens": 1005}
 	case rec.Kind == "compaction":
-		item = AssistantMessage(n, "Summary: the user said hello and the assistant ran echo hi.")
+		item = AssistantMessage(n, "Summary: the user said hello and the assistant ran some shell commands.")
+	case step.Tool != "":
+		args, _ := json.Marshal(map[string]any{"cmd": step.Tool})
+		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc%d", n), "name": "exec_command",
+			"call_id": fmt.Sprintf("call_%d", n), "arguments": string(args)}
 	default:
 		item = AssistantMessage(n, fmt.Sprintf("Reply %d from the mock.", n))
 	}
+	usage := map[string]any{"input_tokens": step.Usage - 5, "output_tokens": 5, "total_tokens": step.Usage}
 	w.Header().Set("content-type", "text/event-stream")
 	w.Header().Set("cache-control", "no-cache")
 	respID := fmt.Sprintf("resp_mock_%d", n)

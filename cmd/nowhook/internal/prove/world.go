@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
@@ -152,9 +153,10 @@ func (w *world) kbsCalls() int {
 	return strings.Count(string(b), "\n")
 }
 
-// remove deletes the world (its files may be read-only: Go's module
-// cache, a client's own).
+// remove ends what is left running in the world, then deletes it (its
+// files may be read-only: a client's own caches).
 func (w *world) remove() {
+	w.sweep()
 	filepath.WalkDir(w.dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() {
 			os.Chmod(p, 0o755)
@@ -162,6 +164,22 @@ func (w *world) remove() {
 		return nil
 	})
 	os.RemoveAll(w.dir)
+}
+
+// sweep kills every process whose working directory is inside the world:
+// the clients' process groups are killed already, but a client may start
+// a hook in a process group of its own (Qwen Code does).
+func (w *world) sweep() {
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if cwd, err := os.Readlink("/proc/" + p.Name() + "/cwd"); err == nil && (cwd == w.dir || strings.HasPrefix(cwd, w.dir+string(filepath.Separator))) {
+			osutil.KillPID(pid)
+		}
+	}
 }
 
 // skipped are the folders the copy leaves out: git's own data (the copy
