@@ -26,16 +26,14 @@ import (
 // trust for the repository (the project's trust level and each hook's
 // trusted hash under [hooks.state]) is carried over to the copy's path:
 // trust the user forgot is forgotten in the copy too. Codex reports each
-// hook's run (hook/completed, with its status and output).
+// hook's run (hook/completed, with its status and output). Codex has no
+// user-scope install (agent/codex.go), so it is proven in projects only.
 var codexDriver = &driver{agent: "codex", bin: "codex", compaction: "thread/compact/start", run: runCodex,
 	fixFor: func(Options, *agentpkg.Agent) string {
 		return "nowhook setup --yes --agents codex --trust-codex (records the hook's trust; then nowhook doctor --prove)"
 	}}
 
 func runCodex(ctx context.Context, w *world) seen {
-	if w.user {
-		return seen{err: fmt.Errorf("--scope user is not proven for Codex yet: run nowhook doctor --prove in a repository")}
-	}
 	m, err := mockmodel.NewResponses()
 	if err != nil {
 		return seen{err: err}
