@@ -11,6 +11,14 @@
 #                  inline python3 formatter, as Kanbus's documentation shows
 # on testdata/kanbus/cap31.json. Targets (issue 3): nowhook at most 3 ms
 # above bare kbs, and at least 10 times cheaper than kanbus-style.
+#
+# Then, in a repository with every agent's marks (.claude/, .codex/,
+# .qwen/, ... one per agent) set up by `nowhook setup --yes`, what a
+# pre-commit hook or a CI step pays for the check, against starting nowhook:
+#   nowhook version         starting nowhook, the floor
+#   setup --check           detect every agent, plan, compare: no difference
+#   setup --check cursor    the same with --agents cursor (one agent)
+# Target (issue 18): setup --check under 50 ms.
 set -eu
 
 main() {
@@ -27,6 +35,11 @@ main() {
 	report "nowhook only" "$(timed "$runs" "$work" "$payload" "$work/bin-full" "/bin/sh $work/hook.sh")" "$bare"
 	report "python3" "$(timed "$runs" "$work" "$payload" "$work/bin-py" "/bin/sh $work/hook.sh")" "$bare"
 	report "kanbus-style" "$(timed "$runs" "$work" "$payload" "$work/bin-py" "/bin/bash $work/kanbus-style.sh")" "$bare"
+	printf '\n%-14s %9s %9s\n' "setup" "ms/run" "vs start"
+	start=$(timed "$runs" "$work" "$payload" "$work/bin-full" "nowhook version")
+	report "version" "$start" "$start"
+	report "setup --check" "$(timed "$runs" "$work" "$payload" "$work/bin-full" "nowhook setup --check --dir $work/all")" "$start"
+	report "... cursor" "$(timed "$runs" "$work" "$payload" "$work/bin-full" "nowhook setup --check --dir $work/all --agents cursor")" "$start"
 }
 
 # build puts nowhook, the fake kbs, python3, timeout and the wrappers in $2.
@@ -48,6 +61,25 @@ build() {
 	# The wrapper as setup writes it.
 	(cd "$work/proj" && PATH="$work/bin-go:$PATH" nowhook setup --yes --agents claude >/dev/null)
 	cp "$work/proj/.claude/hooks/kanbus-compaction-right-now.sh" "$work/hook.sh"
+	# Every agent's marks (one each), each agent set up in its default mode.
+	mkdir -p "$work/all/.git"
+	: >"$work/all/.kanbus.yml"
+	: >"$work/all/.goosehints"
+	marks=1
+	for dir in .claude .codex .qwen .opencode .cursor .agents/rules .gemini .amp .factory .clinerules \
+		.continue .github/hooks .crush .augment .kiro .windsurf .junie .kimi-code; do
+		mkdir -p "$work/all/$dir"
+		marks=$((marks + 1))
+	done
+	agents=$(env -i PATH="$work/bin-full" nowhook setup --yes --dir "$work/all" | grep -c '^[a-z]')
+	if [ "$agents" -ne "$marks" ]; then
+		echo "bench-reminder: setup --yes set up $agents agents in $work/all, not the $marks marked" >&2
+		exit 1
+	fi
+	env -i PATH="$work/bin-full" nowhook setup --check --dir "$work/all" >/dev/null || {
+		echo "bench-reminder: setup --check finds differences right after setup --yes in $work/all" >&2
+		exit 1
+	}
 	cat >"$work/kanbus-style.sh" <<'EOF'
 set -uo pipefail
 out="$(timeout 5s kbs now --json --list 2>/dev/null)" || exit 0

@@ -7,7 +7,9 @@
 # Test[Checkpoint|Reads]<Agent>..., with only that client's *_BIN set) on
 # the pin and on the newest release, and prints one table: client, pinned,
 # newest, result. When the newest release is the pin it says so and runs
-# the tests once.
+# the tests once. For a pin that names a binary package (its fifth field;
+# Factory Droid's launcher and native binary), pin and newest are
+# LAUNCHER/BINARY, each package's version.
 #
 # A newest release that fails is a WARNING line, not a failure: the pins
 # define what nowhook has proven, and a pin is bumped (one line of
@@ -20,6 +22,8 @@
 #   --pinned-passed   do not run the pins' tests: the caller ran them and
 #                     they passed (CI: its main test command runs every pin)
 #   --newest A=V      try version V of client A instead of npm's newest
+#                     (LAUNCHER/BINARY, or one version for both, where the
+#                     pin names a binary package)
 #   --strict          a newest release that fails fails the run (exit 1)
 #
 # Environment: NOWHOOK_DRIFT_TIMEOUT bounds each client's test run in
@@ -187,7 +191,7 @@ run_tests() {
 	[ "$bound" -le "$timeout_s" ] || bound=$timeout_s
 	var=${agent^^}_BIN
 	pattern="^Test(Checkpoint|Reads)?${agent^}"
-	log=$logs/$agent-$label-$version.log
+	log=$logs/$agent-$label-${version//\//+}.log
 	for a in "${agents[@]}"; do
 		env_args+=(-u "${a^^}_BIN")
 	done
@@ -227,15 +231,39 @@ run_tests() {
 	fi
 }
 
+# row prints one line of the table: client, pinned, newest, ok?, result
+# (a pin with a binary package is LAUNCHER/BINARY, 15 characters).
+row() {
+	printf '%-9s %-15s %-15s %-5s %s' "$@"
+}
+
 # older A B: true when version A sorts before version B.
 older() {
 	[ "$1" != "$2" ] && [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" = "$1" ]
 }
 
-# drift_one AGENT PACKAGE PIN fills rows[] for one client.
+# newest_of PACKAGE BINPKG sets $newest to npm's newest release of PACKAGE
+# or, when the pin names a binary package BINPKG (its fifth field,
+# PACKAGE@VERSION, `%p` node's platform-arch), to LAUNCHER/BINARY, each
+# package's newest; to nothing when npm cannot tell ($npm_error says why).
+newest_of() {
+	local launcher name
+	newest_release "$1"
+	newest=$release
+	[ -n "$newest" ] && [ -n "$2" ] || return 0
+	launcher=$newest
+	name=${2%@*}
+	newest_release "${name//%p/$(node -p 'process.platform + "-" + process.arch')}"
+	newest=
+	[ -z "$release" ] || newest=$launcher/$release
+}
+
+# drift_one AGENT PACKAGE VERSION BINPKG fills rows[] for one client; its
+# pin is VERSION, or VERSION/BINARY where BINPKG names a binary package.
 drift_one() {
-	local agent=$1 package=$2 pin=$3
+	local agent=$1 package=$2 pin=$3 binpkg=$4
 	local newest pin_text newest_text bin status=ok
+	[ -z "$binpkg" ] || pin=$pin/${binpkg##*@}
 	# The pin.
 	if $pinned_passed; then
 		pin_text="pin passed in the main test run"
@@ -256,8 +284,7 @@ drift_one() {
 	if [ -n "${newest_override[$agent]:-}" ]; then
 		newest=${newest_override[$agent]}
 	else
-		newest_release "$package"
-		newest=$release
+		newest_of "$package" "$binpkg"
 	fi
 	if [ -z "$newest" ]; then
 		newest_text="newest not checked ($npm_error)"
@@ -289,7 +316,7 @@ drift_one() {
 	if [ "$status" = FAIL ]; then
 		pin_failed=true
 	fi
-	rows+=("$(printf '%-9s %-9s %-10s %-5s %s; %s' "$agent" "$pin" "$newest" "$status" "$pin_text" "$newest_text")")
+	rows+=("$(row "$agent" "$pin" "$newest" "$status" "$pin_text; $newest_text")")
 }
 
 main() {
@@ -344,7 +371,7 @@ main() {
 	go build -o "$testsum" ./scripts/testsum
 
 	run_start=$SECONDS
-	local agent package pin line
+	local agent package pin binpkg line
 	rows=()
 	unchecked=()
 	pin_failed=false
@@ -353,15 +380,15 @@ main() {
 	local -a lines
 	mapfile -t lines <<<"$table"
 	for line in "${lines[@]}"; do
-		IFS=$'\t' read -r agent package pin _ <<<"$line"
+		IFS=$'\t' read -r agent package pin _ binpkg <<<"$line"
 		if [ ${#only[@]} -gt 0 ] && ! printf '%s\n' "${only[@]}" | grep -qx -- "$agent"; then
 			continue
 		fi
-		drift_one "$agent" "$package" "$pin"
+		drift_one "$agent" "$package" "$pin" "$binpkg"
 	done
 
 	echo
-	say "client    pinned    newest     ok?   result"
+	say "$(row client pinned newest 'ok?' result)"
 	local r
 	for r in "${rows[@]}"; do
 		say "$r"

@@ -8,6 +8,7 @@
 # Usage:
 #   eval "$(sh scripts/install-agents.sh)"   # every pin; exports CLAUDE_BIN, CODEX_BIN, ...
 #   sh scripts/install-agents.sh codex@0.172.0   # another version (scripts/drift.sh)
+#   sh scripts/install-agents.sh droid@0.226.0/0.226.1   # launcher/binary package
 #   sh scripts/install-agents.sh --pins          # the pin table, checked
 #
 # Cache: $NOWHOOK_AGENT_CACHE, default $HOME/.cache/nowhook/agents, holding
@@ -42,20 +43,23 @@ present, and prints one line per client:
 Use it as: eval "\$(sh scripts/install-agents.sh)"
 With arguments, installs only the agents named, each at its pin or at
 VERSION (a version other than the pin goes to .../drift/AGENT, replacing
-the one there). --pins prints the pin table (agent, package, version,
-binary; tab-separated) after checking it.
+the one there). For a client whose pin names a binary package (the fifth
+field), VERSION is LAUNCHER/BINARY, or one version for both. --pins prints
+the pin table (agent, package, version, binary and the binary package, if
+any; tab-separated) after checking it.
 USAGE
 }
 
 # pins prints the lines of pins.tsv that are not comments or blank, after
-# checking that each has four fields; otherwise it prints nothing and fails
-# naming each bad line.
+# checking that each has four fields or five; otherwise it prints nothing
+# and fails naming each bad line.
 pins() {
 	[ -f "$pins_file" ] || die "$pins_file: missing (it holds the pinned clients)"
 	awk -F '\t' -v file="$pins_file" '
 		/^#/ || /^[ \t]*$/ { next }
-		NF != 4 || $1 !~ /^[a-z][a-z0-9]*$/ || $2 == "" || $3 !~ /^[0-9][0-9A-Za-z.+-]*$/ || $4 == "" {
-			printf "install-agents: %s:%d: want four tab-separated fields (agent, npm package, version, binary), got: %s\n", file, NR, $0 > "/dev/stderr"
+		(NF != 4 && NF != 5) || $1 !~ /^[a-z][a-z0-9]*$/ || $2 == "" || $3 !~ /^[0-9][0-9A-Za-z.+-]*$/ || $4 == "" ||
+		(NF == 5 && $5 !~ /^@?[^@]+@[0-9][0-9A-Za-z.+-]*$/) {
+			printf "install-agents: %s:%d: want four tab-separated fields (agent, npm package, version, binary) and an optional fifth (binary package PACKAGE@VERSION), got: %s\n", file, NR, $0 > "/dev/stderr"
 			bad = 1
 			next
 		}
@@ -88,36 +92,52 @@ installed_version() {
 	node -e 'process.stdout.write(String(require(process.argv[1]).version || ""))' "$manifest" 2>/dev/null || true
 }
 
-# binary_version BIN: first line of BIN --version, or nothing.
+# binary_version BIN: first line of BIN --version, or nothing. HOME is a
+# throwaway folder: some clients write their state on every start
+# (Continue CLI its logs).
 binary_version() {
 	[ -x "$1" ] || return 0
-	"$1" --version 2>/dev/null | head -n 1 || true
+	vhome=$(mktemp -d "$work/home.XXXXXX")
+	HOME=$vhome "$1" --version 2>/dev/null | head -n 1 || true
+	rm -rf "$vhome"
 }
 
-# ensure DIR PACKAGE VERSION BINNAME: installs PACKAGE@VERSION into DIR
-# unless it is there and runs, and prints the binary's path.
+# all_installed DIR PACKAGE@VERSION...: true when each package is in DIR
+# at its version.
+all_installed() {
+	dir=$1
+	shift
+	for spec in "$@"; do
+		[ "$(installed_version "$dir" "${spec%@*}")" = "${spec##*@}" ] || return 1
+	done
+}
+
+# ensure DIR BINNAME WANT PACKAGE@VERSION...: installs the packages into
+# DIR unless they are there at their versions and BINNAME --version prints
+# WANT, and prints the binary's path.
 ensure() {
-	dir=$1 package=$2 version=$3 binname=$4
+	dir=$1 binname=$2 want=$3
+	shift 3
 	bin=$dir/node_modules/.bin/$binname
-	if [ "$(installed_version "$dir" "$package")" = "$version" ]; then
+	if all_installed "$dir" "$@"; then
 		case $(binary_version "$bin") in
-		*"$version"*)
-			say "reusing $package@$version in $dir"
+		*"$want"*)
+			say "reusing $* in $dir"
 			printf '%s\n' "$bin"
 			return 0
 			;;
 		esac
 	fi
-	say "installing $package@$version into $dir"
+	say "installing $* into $dir"
 	staging=$(mktemp -d "$work/stage.XXXXXX")
 	printf '{"private": true}\n' >"$staging/package.json"
 	npm install --prefix "$staging" --no-audit --no-fund --save-exact --loglevel=error \
-		"$package@$version" >&2 ||
-		die "npm install $package@$version failed"
+		"$@" >&2 ||
+		die "npm install $* failed"
 	got=$(binary_version "$staging/node_modules/.bin/$binname")
 	case $got in
-	*"$version"*) ;;
-	*) die "$package@$version installed, but '$binname --version' says '$got'" ;;
+	*"$want"*) ;;
+	*) die "$* installed, but '$binname --version' says '$got' (want $want)" ;;
 	esac
 	mkdir -p "$(dirname "$dir")"
 	rm -rf "$dir"
@@ -126,21 +146,42 @@ ensure() {
 	printf '%s\n' "$bin"
 }
 
+# platform: node's platform-arch (linux-x64, darwin-arm64, ...), the `%p`
+# of a binary package's name.
+platform() {
+	node -p 'process.platform + "-" + process.arch'
+}
+
 # install AGENT[@VERSION]: installs the client and prints its export line.
 install() {
 	agent=${1%%@*}
 	want=
 	case $1 in *@*) want=${1#*@} ;; esac
 	line=$(pin "$agent")
-	IFS=$tab read -r _ package version binname <<EOF
+	IFS=$tab read -r _ package version binname binpkg <<EOF
 $line
 EOF
 	dir=$cache/$agent
-	if [ -n "$want" ] && [ "$want" != "$version" ]; then
-		version=$want
-		dir=$cache/drift/$agent
+	if [ -z "$binpkg" ]; then
+		case $want in */*) die "$agent@$want: the pin of '$agent' names no binary package, so give one version" ;; esac
+		if [ -n "$want" ] && [ "$want" != "$version" ]; then
+			dir=$cache/drift/$agent
+			version=$want
+		fi
+		set -- "$package@$version"
+		reports=$version
+	else
+		binpkg_name=$(printf '%s' "${binpkg%@*}" | sed "s/%p/$(platform)/g")
+		binpkg_version=${binpkg##*@}
+		if [ -n "$want" ] && [ "$want" != "$version/$binpkg_version" ]; then
+			dir=$cache/drift/$agent
+			version=${want%%/*}
+			binpkg_version=${want#*/}
+		fi
+		set -- "$package@$version" "$binpkg_name@$binpkg_version"
+		reports=$binpkg_version
 	fi
-	bin=$(ensure "$dir" "$package" "$version" "$binname")
+	bin=$(ensure "$dir" "$binname" "$reports" "$@")
 	printf 'export %s_BIN=%s\n' "$(printf '%s' "$agent" | tr '[:lower:]' '[:upper:]')" "$(shell_quote "$bin")"
 }
 

@@ -51,7 +51,7 @@ func TestREADMEFlags(t *testing.T) {
 				continue
 			}
 			name := strings.Fields(line)[0]
-			if !strings.Contains(section, "| `"+name) {
+			if !strings.Contains(section, "| `"+name+"`") && !strings.Contains(section, "| `"+name+" ") {
 				t.Errorf("README.md's %s flag table has no row for %s", command, name)
 			}
 		}

@@ -83,6 +83,13 @@ func setupUser(o setupOptions, io stdio) error {
 		}
 		targets = append(targets, engine.Target{Agent: ua, Mode: agent.Reinject})
 	}
+	if o.check {
+		pl, err := userPlan(targets, agent.Options{Budget: o.budget, Force: o.force})
+		if err != nil {
+			return err
+		}
+		return checkSetup(o, pl, nil, userShow, io)
+	}
 	if !o.yes && !o.dryRun && !o.accessible && !isTerminal(io.in, io.out) {
 		return errNoTerminal
 	}
@@ -120,10 +127,9 @@ func removeUser(o removeOptions, named []*agent.Agent, io stdio) error {
 // one plan over absolute paths (its root is the file-system root), with
 // the record of what it created kept outside any repository.
 func reconcileUser(targets []engine.Target, opts agent.Options, yes, dryRun, fullDiff, accessible bool, verb string, io stdio) error {
-	pl, err := engine.Reconcile(engine.Request{Root: string(filepath.Separator), Targets: targets, Options: opts, User: true})
+	pl, err := userPlan(targets, opts)
 	if err != nil {
-		// Shown with ~ for the home directory, as the summary shows it.
-		return refused(errors.New(osutil.TildeHome(err.Error())))
+		return err
 	}
 	out := &tildeWriter{w: io.out}
 	if dryRun {
@@ -154,6 +160,17 @@ func reconcileUser(targets []engine.Target, opts agent.Options, yes, dryRun, ful
 	})
 	pl.WriteNotes(out)
 	return nil
+}
+
+// userPlan plans the user scope of the targets: one plan over absolute
+// paths (its root is the file-system root); an error is a refusal.
+func userPlan(targets []engine.Target, opts agent.Options) (*engine.Plan, error) {
+	pl, err := engine.Reconcile(engine.Request{Root: string(filepath.Separator), Targets: targets, Options: opts, User: true})
+	if err != nil {
+		// Shown with ~ for the home directory, as the summary shows it.
+		return nil, refused(errors.New(osutil.TildeHome(err.Error())))
+	}
+	return pl, nil
 }
 
 // tildeWriter shows the home directory as ~ in what it writes, line by line.

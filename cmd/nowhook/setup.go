@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,7 +30,9 @@ type setupOptions struct {
 	dir        string
 	yes        bool
 	dryRun     bool
-	fullDiff   bool // --diff: the dry run prints scripts in full too
+	fullDiff   bool   // --diff: the dry run prints scripts in full too
+	check      bool   // --check: list what setup would change, write nothing
+	fix        string // with check: the setup command that makes it so
 	force      bool
 	trust      bool // --trust-codex: run the agents' trust steps
 	accessible bool
@@ -64,6 +67,7 @@ func setupCmd(args []string, io stdio) error {
 	fs.StringVar(&o.agents, "agents", "", "comma-separated agent[=mode] list: agents "+strings.Join(agent.Names(), ", ")+"; modes reinject, ondemand, nudge")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print a unified diff of every change (scripts nowhook owns summarised in one line) and write nothing")
 	fs.BoolVar(&o.fullDiff, "diff", false, "with --dry-run: print scripts in full too, as a patch git apply takes")
+	fs.BoolVar(&o.check, "check", false, "write nothing, ask nothing, run no program: list each difference from what setup would write as file:line, with the command that fixes them; exit 1 when there is one (with --dry-run, also the diff)")
 	o.budget = agent.DefaultBudget
 	fs.Var((*durationFlag)(&o.budget), "timeout", "the time the hook gives kbs, with its unit (1s to 30s)")
 	fs.BoolVar(&o.trust, "trust-codex", false, "record the trust of our Codex hook in your Codex config, through codex app-server")
@@ -84,6 +88,7 @@ func setupCmd(args []string, io stdio) error {
 	if o.fullDiff && !o.dryRun {
 		return usageError("--diff goes with --dry-run")
 	}
+	o.fix = fixCommand(fs)
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "checkpoint":
@@ -124,7 +129,7 @@ func setupCmd(args []string, io stdio) error {
 	if choices == nil {
 		choices = defaultChoices(found)
 	}
-	if !o.yes {
+	if !o.yes && !o.check {
 		if !o.accessible && !isTerminal(io.in, io.out) {
 			return errNoTerminal
 		}
@@ -243,7 +248,7 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 	if o.trust && len(trusting) == 0 {
 		return usageError("--trust-codex: no Codex hook is being set up (add codex to --agents, in mode reinject)")
 	}
-	if o.trust && !o.dryRun {
+	if o.trust && !o.dryRun && !o.check {
 		// Before anything is written: the trust step needs its program.
 		for _, a := range trusting {
 			if err := a.Trust.Available(); err != nil {
@@ -256,12 +261,19 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 		for _, c := range choices {
 			names = append(names, c.Agent.Name)
 		}
-		fmt.Fprintf(io.out, "No agent detected; configuring %s.\n", strings.Join(names, " and "))
+		verb := "configuring"
+		if o.check {
+			verb = "checking"
+		}
+		fmt.Fprintf(io.out, "No agent detected; %s %s.\n", verb, strings.Join(names, " and "))
 	}
 	pl, err := engine.Reconcile(engine.Request{Root: root, Targets: targets, Found: found,
 		Options: agent.Options{Budget: o.budget, Force: o.force, CheckpointAt: at}})
 	if err != nil {
 		return refused(err)
+	}
+	if o.check {
+		return checkSetup(o, pl, trusting, projectShow(root), io)
 	}
 	if o.dryRun {
 		if !pl.WriteDiff(io.out, o.fullDiff) {
@@ -351,14 +363,16 @@ func kanbusNote(w io.Writer, root string, targets []engine.Target) {
 // error in the files of the agents just set up (doctor's file checks
 // only: nothing is run), so that setup never leaves in silence a hook
 // that will not run: "disableAllHooks": true, a blocking PreCompact hook,
-// Codex's [features] hooks = false, and the like.
+// Codex's [features] hooks = false, and the like; and the warnings of the
+// checks in setupWarns, about what setup's own hook just caused.
 func doctorWarnings(w io.Writer, root string, choices []agent.Choice) {
 	var names []string
 	for _, c := range choices {
 		names = append(names, c.Agent.Name)
 	}
 	for _, f := range doctor.Static(root, names, os.Environ()) {
-		if f.Severity != doctor.Error {
+		_, check, _ := strings.Cut(f.Check, ".")
+		if f.Severity != doctor.Error && (f.Severity != doctor.Warn || !slices.Contains(setupWarns, check)) {
 			continue
 		}
 		fmt.Fprintln(w, "Warning: "+f.Message)
@@ -367,6 +381,14 @@ func doctorWarnings(w io.Writer, root string, choices []agent.Choice) {
 		}
 	}
 }
+
+// setupWarns are doctor's per-agent checks (the part of the row's name
+// after the agent's) whose warnings setup repeats: "twice", the reminder
+// that runs twice because the user's own compact hook already runs kbs now
+// beside the one setup just added (doctor derives the check for every
+// agent whose hook format runs a byte-identical command once:
+// HookFormat.OnceByCommand).
+var setupWarns = []string{"twice"}
 
 // onDemandReason says why an agent is on demand only: the platform's
 // reason, or that it was chosen.

@@ -10,11 +10,14 @@
 // the mid-session checkpoint and the summary hint.
 //
 // The package holds only tests. Each client runs offline against a mock
-// model server on 127.0.0.1 (mock_*_test.go hold the recipes). A client is
-// found through its variable, CLAUDE_BIN, CODEX_BIN, QWEN_BIN, OPENCODE_BIN
-// or GEMINI_BIN, or else as claude, codex, qwen, opencode or gemini on PATH;
-// `eval "$(sh scripts/install-agents.sh)"` installs the pinned versions and
-// sets the five variables. A test whose client is missing skips and says
-// why, unless NOWHOOK_E2E_REQUIRE_AGENTS is set (as .ci/run sets it): then
-// the missing client fails the test.
+// model server on 127.0.0.1 (mock_*_test.go hold the recipes). A pinned
+// client (scripts/pins.tsv) is found through its variable, CLAUDE_BIN,
+// CODEX_BIN, QWEN_BIN, OPENCODE_BIN, GEMINI_BIN, DROID_BIN, CLINE_BIN or
+// CONTINUE_BIN, or else as claude, codex, qwen, opencode, gemini, droid,
+// cline or cn on PATH; `eval "$(sh scripts/install-agents.sh)"` installs
+// the pinned versions and sets the variables. A test whose client is
+// missing skips and says why, unless NOWHOOK_E2E_REQUIRE_AGENTS is set (as
+// .ci/run sets it): then the missing client fails the test. Crush and
+// Auggie cannot be pinned (probe_helpers_test.go says why): their tests
+// run only where CRUSH_BIN or AUGGIE_BIN is set, and skip otherwise.
 package e2e

@@ -29,7 +29,8 @@ var probeTests = map[string]bool{
 // test that finds a client through findClient, directly or through the
 // package's helpers, must be named for that client and use no other, or
 // the drift run would skip it or run it against the wrong client. Every
-// client a test uses must also be pinned in scripts/pins.tsv.
+// client a test uses must also be pinned in scripts/pins.tsv, and a pinned
+// client must not be found through probeBin (its test would skip in CI).
 func TestClientTestNames(t *testing.T) {
 	pinned := pinnedAgents(t)
 	files, err := filepath.Glob("*_test.go")
@@ -60,6 +61,11 @@ func TestClientTestNames(t *testing.T) {
 	for _, name := range tests {
 		vars := uses(name)
 		t.Logf("%s: %s", name, strings.Join(vars, ", "))
+		for _, v := range vars {
+			if agent := strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(v, "~"), "_BIN")); v[0] == '~' && pinned[agent] {
+				t.Errorf("%s finds %s through probeBin, which skips in CI, but scripts/pins.tsv pins %q, so CI installs it: find it with findClient", name, v[1:], agent)
+			}
+		}
 		if len(vars) == 0 || probeTests[name] || allUnpinned(vars) {
 			continue
 		}
@@ -81,9 +87,8 @@ func TestClientTestNames(t *testing.T) {
 // lookups are the functions that find a client from the variable in their
 // second argument, with the prefix clientUses gives that variable:
 // findClient's are pinned clients, which CI installs; probeBin's ("~")
-// are the clients not pinned yet (Factory Droid, Cline, Continue CLI,
-// Crush, Auggie), whose tests skip in CI and in a drift run until their
-// line is in scripts/pins.tsv and they move to findClient.
+// are the clients that cannot be pinned (Crush, Auggie: probe_helpers_test.go
+// says why), whose tests skip in CI and in a drift run.
 var lookups = map[string]string{"findClient": "", "probeBin": "~"}
 
 func isLookup(name string) bool {
@@ -119,9 +124,7 @@ func clientUses(t *testing.T, fset *token.FileSet, funcs map[string]*ast.FuncDec
 				if id, ok := call.Fun.(*ast.Ident); ok && isLookup(id.Name) && len(call.Args) >= 2 {
 					lit, ok := call.Args[1].(*ast.BasicLit)
 					v, err := strconv.Unquote(litValue(lit, ok))
-					if err != nil && lookups[id.Name] != "" {
-						v = "(a table of clients)" // probeBin's clients are not in the drift run: any will do
-					} else if err != nil {
+					if err != nil {
 						t.Errorf("%s: %s's variable is not a string literal, so which client this test needs cannot be read", fset.Position(call.Pos()), id.Name)
 						return true
 					}

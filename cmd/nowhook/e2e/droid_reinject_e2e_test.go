@@ -14,10 +14,11 @@ import (
 // no request before; started in a sub-folder too (Droid hands the hook the
 // start folder; the command finds the root with git). With kbs failing,
 // the hook runs and no request holds any line of a reminder. The setup
-// wrote the hook; the client ran it. Run: DROID_BIN=... go test
-// ./cmd/nowhook/e2e/ -run TestDroidReinjectAfterCompact -v
+// wrote the hook; the client ran it. Run: go test ./cmd/nowhook/e2e/
+// -run TestDroidReinjectAfterCompact -v (DROID_BIN from
+// scripts/install-agents.sh, or droid on PATH).
 func TestDroidReinjectAfterCompact(t *testing.T) {
-	bin := probeBin(t, "DROID_BIN", "Factory Droid")
+	bin := findClient(t, "DROID_BIN", "droid")
 	for _, c := range []struct {
 		name  string
 		kbs   kbsMode

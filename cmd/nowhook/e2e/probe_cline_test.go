@@ -1,11 +1,16 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -13,15 +18,21 @@ import (
 // openai-compatible provider at the chat mock, and `cline --json PROMPT`
 // runs one task. Hooks are executables named after their event in
 // .clinerules/hooks/; they print JSON whose contextModification is meant
-// for the model. Run: CLINE_BIN=... go test ./cmd/nowhook/e2e/ -run TestProbeCline -v
+// for the model. Pinned in scripts/pins.tsv, so CI runs these. Run:
+// eval "$(sh scripts/install-agents.sh cline)"; go test ./cmd/nowhook/e2e/ -run '^Test(Reads)?Cline' -v
+// Every client process runs in a process group of its own that the test
+// kills (runCmd); the hub daemon `cline PROMPT` starts is in a session of
+// its own, out of that group's reach, so clineHome's cleanup kills it too.
 
 // clineSummaryPhrase starts Cline's compaction (summary) request.
 const clineSummaryPhrase = "Summarize this session for continuation"
 
-// clineHome configures a throwaway HOME for the mock and returns it.
+// clineHome configures a throwaway HOME for the mock and returns it; when
+// the test ends, what Cline left running with that HOME is killed.
 func clineHome(t *testing.T, ctx context.Context, bin string, m *chatMock) string {
 	t.Helper()
 	home := t.TempDir()
+	t.Cleanup(func() { killByHome(t, home) })
 	res := runCmd(t, ctx, probeEnv(home), home, "", bin, "auth", "-p", "openai-compatible", "-k", "dummy",
 		"-m", "mock-model", "-b", m.BaseURL())
 	if res.err != nil {
@@ -41,16 +52,39 @@ func clineRun(t *testing.T, ctx context.Context, bin, home, dir, prompt string) 
 	}
 }
 
+// killByHome kills every process whose environment holds HOME=home. Cline
+// 3.0.65's `cline PROMPT` starts a hub daemon (`cline --cline-hub-daemon
+// --cwd DIR ...`) with setsid: its process group and session are its own
+// (measured: pgid = sid = its pid), so killing the client's group misses
+// it, and started from a shell it was still running 39 minutes later
+// (docs/platforms.md). It inherits the client's HOME, which is the test's
+// own. Linux only (it reads /proc); elsewhere it does nothing.
+func killByHome(t *testing.T, home string) {
+	t.Helper()
+	environs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	want := []byte("HOME=" + home)
+	for _, e := range environs {
+		b, err := os.ReadFile(e)
+		if err != nil || !slices.ContainsFunc(bytes.Split(b, []byte{0}), func(kv []byte) bool { return bytes.Equal(kv, want) }) {
+			continue
+		}
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(e)))
+		if err == nil && syscall.Kill(pid, syscall.SIGKILL) == nil {
+			t.Logf("killed process %d, which Cline left running with HOME=%s", pid, home)
+		}
+	}
+}
+
 func clineHookOut(marker string) string {
 	b, _ := json.Marshal(map[string]string{"contextModification": marker})
 	return string(b)
 }
 
-// TestProbeClineReads: which instruction files reach the first request,
+// TestReadsCline: which instruction files reach the first request,
 // started at the root and in a sub-folder (where nothing arrives, while
 // the root's hooks still run).
-func TestProbeClineReads(t *testing.T) {
-	bin := probeBin(t, "CLINE_BIN", "Cline")
+func TestReadsCline(t *testing.T) {
+	bin := findClient(t, "CLINE_BIN", "cline")
 	for _, c := range []struct {
 		where string
 		want  []string
@@ -80,12 +114,12 @@ func TestProbeClineReads(t *testing.T) {
 	}
 }
 
-// TestProbeClinePreCompactNeverRuns: a task whose one tool call returns
+// TestClinePreCompactNeverRuns: a task whose one tool call returns
 // about 220 KB compacts before its next request (the summary request), and
 // the PreCompact hook does not run, so its contextModification reaches
 // nothing; PreToolUse's does reach the model.
-func TestProbeClinePreCompactNeverRuns(t *testing.T) {
-	bin := probeBin(t, "CLINE_BIN", "Cline")
+func TestClinePreCompactNeverRuns(t *testing.T) {
+	bin := findClient(t, "CLINE_BIN", "cline")
 	ctx := probeCtx(t)
 	repo := probeRepo(t, ctx, "AGENTS.md")
 	pre := writeProbeHook(t, filepath.Join(repo, ".clinerules", "hooks", "PreCompact"), clineHookOut("PROBE-CLINE-PRECOMPACT"), 0)

@@ -18,7 +18,8 @@ import (
 // prompt, and `droid exec --input-format stream-jsonrpc` is the protocol
 // its TUI and daemon speak, through which a session is compacted by hand
 // (droid.compact_session, then droid.load_session of the new session, as
-// /compact does). Run: DROID_BIN=... go test ./cmd/nowhook/e2e/ -run TestProbeDroid -v
+// /compact does). Pinned in scripts/pins.tsv, so CI runs these. Run:
+// eval "$(sh scripts/install-agents.sh droid)"; go test ./cmd/nowhook/e2e/ -run '^Test(Reads)?Droid' -v
 
 // droidSummaryPhrase starts Droid's compaction request.
 const droidSummaryPhrase = "Please summarize the following conversation"
@@ -40,10 +41,10 @@ func droidMock(t *testing.T, p *probeChat) *chatMock {
 	return newChatMock(t, p.reply)
 }
 
-// TestProbeDroidReads: which instruction files reach the first request of
+// TestReadsDroid: which instruction files reach the first request of
 // `droid exec`, started at the root and in a sub-folder.
-func TestProbeDroidReads(t *testing.T) {
-	bin := probeBin(t, "DROID_BIN", "Factory Droid")
+func TestReadsDroid(t *testing.T) {
+	bin := findClient(t, "DROID_BIN", "droid")
 	for _, c := range []struct {
 		where string
 		want  []string
@@ -214,13 +215,13 @@ func droidCompactHooks(command string) string {
 	return string(b) + "\n"
 }
 
-// TestProbeDroidManualCompactHook: a SessionStart hook with matcher compact
+// TestDroidManualCompactHook: a SessionStart hook with matcher compact
 // in .factory/hooks.json runs once after a manual compaction, with source
 // compact; what it prints is in the first request after the summary
 // request, once, and in none before; printed by a hook that exits 1, it
 // reaches no request.
-func TestProbeDroidManualCompactHook(t *testing.T) {
-	bin := probeBin(t, "DROID_BIN", "Factory Droid")
+func TestDroidManualCompactHook(t *testing.T) {
+	bin := findClient(t, "DROID_BIN", "droid")
 	for _, c := range []struct {
 		name string
 		code int
@@ -246,12 +247,12 @@ func TestProbeDroidManualCompactHook(t *testing.T) {
 	}
 }
 
-// TestProbeDroidHookFiles: which hook file Droid runs. A hooks.json whose
+// TestDroidHookFiles: which hook file Droid runs. A hooks.json whose
 // events sit under a "hooks" key (the settings.json shape) is ignored; a
 // settings.json SessionStart group runs where hooks.json has no SessionStart
 // event, and not where it has one (for matcher startup only, even).
-func TestProbeDroidHookFiles(t *testing.T) {
-	bin := probeBin(t, "DROID_BIN", "Factory Droid")
+func TestDroidHookFiles(t *testing.T) {
+	bin := findClient(t, "DROID_BIN", "droid")
 	cmd := `"$FACTORY_PROJECT_DIR"/.factory/hooks/probe.sh compact`
 	wrapped := `{"hooks":` + strings.TrimSpace(droidCompactHooks(cmd)) + "}\n"
 	for _, c := range []struct {
@@ -288,12 +289,12 @@ func TestProbeDroidHookFiles(t *testing.T) {
 	}
 }
 
-// TestProbeDroidSubFolderHook: started in a sub-folder, Droid loads the
+// TestDroidSubFolderHook: started in a sub-folder, Droid loads the
 // root's .factory/hooks.json but sets FACTORY_PROJECT_DIR (and the cwd) to
 // the start directory, so a command built on it misses the script; one that
 // finds the repository root itself works.
-func TestProbeDroidSubFolderHook(t *testing.T) {
-	bin := probeBin(t, "DROID_BIN", "Factory Droid")
+func TestDroidSubFolderHook(t *testing.T) {
+	bin := findClient(t, "DROID_BIN", "droid")
 	for _, c := range []struct {
 		name, command string
 		wantMarker    bool
@@ -325,11 +326,11 @@ func TestProbeDroidSubFolderHook(t *testing.T) {
 	}
 }
 
-// TestProbeDroidAutoCompactNoHook: an automatic compaction (a small
+// TestDroidAutoCompactNoHook: an automatic compaction (a small
 // compactionTokenLimit and a first reply that reports a prompt near 1M
 // tokens) compacts in place, and neither SessionStart nor PreCompact runs.
-func TestProbeDroidAutoCompactNoHook(t *testing.T) {
-	bin := probeBin(t, "DROID_BIN", "Factory Droid")
+func TestDroidAutoCompactNoHook(t *testing.T) {
+	bin := findClient(t, "DROID_BIN", "droid")
 	ctx := probeCtx(t)
 	repo := probeRepo(t, ctx, "AGENTS.md")
 	h := writeProbeHook(t, filepath.Join(repo, ".factory", "hooks", "probe.sh"), droidMarker, 0)
@@ -342,6 +343,7 @@ func TestProbeDroidAutoCompactNoHook(t *testing.T) {
 	writeFile(t, filepath.Join(repo, ".factory", "hooks.json"), string(b)+"\n", 0o644)
 	m := droidMock(t, &probeChat{highFirst: true})
 	env := probeEnv(droidHome(t, m, `,"compactionTokenLimit":20000`))
+	clientVersion(t, ctx, env, bin)
 	d := startDroidRPC(t, ctx, bin, env, repo)
 	d.call(ctx, "droid.initialize_session", map[string]any{"machineId": "probe", "cwd": repo, "modelId": "custom:mock-model"})
 	d.say(ctx, "hello")
@@ -354,12 +356,12 @@ func TestProbeDroidAutoCompactNoHook(t *testing.T) {
 	}
 }
 
-// TestProbeDroidEnvFile: a SessionStart hook that appends an export to
+// TestDroidEnvFile: a SessionStart hook that appends an export to
 // $CLAUDE_ENV_FILE sets the variable for the agent's shell commands and
 // for later hooks, as in Claude Code: the route by which a hook can tell
 // `kbs` which agent runs it.
-func TestProbeDroidEnvFile(t *testing.T) {
-	bin := probeBin(t, "DROID_BIN", "Factory Droid")
+func TestDroidEnvFile(t *testing.T) {
+	bin := findClient(t, "DROID_BIN", "droid")
 	ctx := probeCtx(t)
 	repo := probeRepo(t, ctx, "AGENTS.md")
 	seen := filepath.Join(t.TempDir(), "seen.log")

@@ -15,17 +15,34 @@ import (
 // The probe_*_test.go files measure, with the real client and no nowhook,
 // what the agents of issue 17 (Factory Droid, Cline, Continue CLI, Auggie,
 // Crush) read and which of their hooks reach the model: the facts their
-// agent rows will rest on. Each probe skips unless its variable names the
-// client (DROID_BIN, CLINE_BIN, CONTINUE_BIN, AUGGIE_BIN, CRUSH_BIN;
-// `eval "$(sh scripts/install-agents-new.sh)"` sets them), also in CI,
-// until the rows exist and the clients are installed there.
+// agent rows rest on. Factory Droid, Cline and Continue CLI are pinned in
+// scripts/pins.tsv: their tests find them with findClient (DROID_BIN,
+// CLINE_BIN, CONTINUE_BIN, or droid, cline, cn on PATH), so CI, which
+// installs the pins, runs them. Crush and Auggie cannot be installed or
+// run here; their tests find them with probeBin and skip, saying why.
 
-// probeBin returns the client named by envName, or skips the test (also
-// where NOWHOOK_E2E_REQUIRE_AGENTS is set: CI does not install these yet).
+// unpinned says, for the variable of each client that cannot be pinned,
+// why CI cannot run it.
+var unpinned = map[string]string{
+	"CRUSH_BIN": "Crush is not pinned: npm @charmland/crush 0.96.1 downloads its binary from GitHub " +
+		"in an install script and the Go module proxy refuses github.com/charmbracelet/crush, so CI " +
+		"(npm registry only) cannot install it; set CRUSH_BIN to a crush you built to run this test",
+	"AUGGIE_BIN": "Auggie is not pinned: npm @augmentcode/auggie 0.36.0 does not start without an Augment " +
+		"login and reaches its models only through Augment's own service, so no mock can stand in; " +
+		"set AUGGIE_BIN to an auggie to run this test",
+}
+
+// probeBin returns the unpinned client named by envName, or skips the test
+// with the reason it is not pinned (also where NOWHOOK_E2E_REQUIRE_AGENTS is
+// set: CI cannot install it).
 func probeBin(t *testing.T, envName, client string) string {
 	t.Helper()
+	why, ok := unpinned[envName]
+	if !ok {
+		t.Fatalf("probeBin(%s): not an unpinned client; a pinned one is found with findClient", envName)
+	}
 	if os.Getenv(envName) == "" {
-		t.Skipf("probe of %s: set %s to its binary (eval \"$(sh scripts/install-agents-new.sh)\")", client, envName)
+		t.Skip(why)
 	}
 	return findClient(t, envName, client)
 }

@@ -16,58 +16,77 @@ import (
 // in a CLAUDE.md (where setup spares AGENTS.md for a client that would
 // stop reading CLAUDE.md, and puts the block into CLAUDE.md instead); in
 // both, the team's rule line the client read before setup is still in
-// the request. They skip unless the client's variable is set, as the
-// probes do. Run: eval "$(sh scripts/install-agents-new.sh)";
-// CRUSH_BIN=... go test ./cmd/nowhook/e2e/ -run TestNewAgentSetupBlock -v
+// the request. One test per client, named for it, so that the drift run
+// (scripts/drift.sh) selects it: Factory Droid, Cline and Continue CLI are
+// pinned and CI runs them; Crush is not (probeBin says why). Run: eval
+// "$(sh scripts/install-agents.sh droid cline continue)"; CRUSH_BIN=... go
+// test ./cmd/nowhook/e2e/ -run 'Test(Droid|Cline|Continue|Crush)SetupBlock' -v
 
 // newAgentClient runs one client of issue 17 once in dir against m and
 // returns the request that carries the instruction files.
 type newAgentClient struct {
-	name, env, title string
+	name, title string
 	// claudeMD: the client reads a CLAUDE.md of the team's (measured).
 	claudeMD bool
 	run      func(t *testing.T, ctx context.Context, bin, dir string, m *chatMock) *chatRequest
 }
 
-var newAgentClients = []newAgentClient{
-	{name: "droid", env: "DROID_BIN", title: "Factory Droid", claudeMD: true, run: func(t *testing.T, ctx context.Context, bin, dir string, m *chatMock) *chatRequest {
-		res := runCmd(t, ctx, probeEnv(droidHome(t, m, "")), dir, "", bin, "exec", "-m", "custom:mock-model", "hello")
-		if res.err != nil {
-			t.Fatalf("droid exec: %v\n%s%s", res.err, res.stdout, res.stderr)
-		}
-		return onlyOne(t, m)
-	}},
-	{name: "cline", env: "CLINE_BIN", title: "Cline", run: func(t *testing.T, ctx context.Context, bin, dir string, m *chatMock) *chatRequest {
-		clineRun(t, ctx, bin, clineHome(t, ctx, bin, m), dir, "say hello")
-		return onlyOne(t, m)
-	}},
-	{name: "continue", env: "CONTINUE_BIN", title: "Continue CLI", claudeMD: true, run: func(t *testing.T, ctx context.Context, bin, dir string, m *chatMock) *chatRequest {
-		home := t.TempDir()
-		res := runCmd(t, ctx, probeEnv(home), dir, "", bin, "--config", continueConfig(t, home, m), "-p", "say hello")
-		if res.err != nil {
-			t.Fatalf("cn -p: %v\n%s%s", res.err, res.stdout, res.stderr)
-		}
-		return onlyOne(t, m)
-	}},
-	{name: "crush", env: "CRUSH_BIN", title: "Crush", claudeMD: true, run: func(t *testing.T, ctx context.Context, bin, dir string, m *chatMock) *chatRequest {
-		home := t.TempDir()
-		writeFile(t, filepath.Join(home, ".config", "crush", "crush.json"), fmt.Sprintf(`{"providers":{"mock":{"type":"openai-compat",`+
-			`"base_url":%q,"api_key":"dummy","models":[{"id":"mock-model","name":"Mock","context_window":128000,"default_max_tokens":4096}]}},`+
-			`"models":{"large":{"model":"mock-model","provider":"mock"},"small":{"model":"mock-model","provider":"mock"}}}`+"\n", m.BaseURL()), 0o644)
-		env := probeEnv(home, "CRUSH_DISABLE_PROVIDER_AUTO_UPDATE=1", "CRUSH_DISABLE_METRICS=1")
-		res := runCmd(t, ctx, env, dir, "", bin, "run", "--quiet", "say hello")
-		if res.err != nil {
-			t.Fatalf("crush run: %v\n%s%s", res.err, res.stdout, res.stderr)
-		}
-		reqs := m.Requests()
-		if len(reqs) != 2 {
-			t.Fatalf("%d requests, want 2 (title, turn)", len(reqs))
-		}
-		if len(reqs[1].Body) > len(reqs[0].Body) { // the title request is the short one
-			return reqs[1]
-		}
-		return reqs[0]
-	}},
+// TestDroidSetupBlock: see above, for Factory Droid (`droid exec`).
+func TestDroidSetupBlock(t *testing.T) {
+	checkSetupBlocks(t, findClient(t, "DROID_BIN", "droid"), newAgentClient{name: "droid", title: "Factory Droid", claudeMD: true,
+		run: func(t *testing.T, ctx context.Context, bin, dir string, m *chatMock) *chatRequest {
+			res := runCmd(t, ctx, probeEnv(droidHome(t, m, "")), dir, "", bin, "exec", "-m", "custom:mock-model", "hello")
+			if res.err != nil {
+				t.Fatalf("droid exec: %v\n%s%s", res.err, res.stdout, res.stderr)
+			}
+			return onlyOne(t, m)
+		}})
+}
+
+// TestClineSetupBlock: see above, for Cline (`cline --json`).
+func TestClineSetupBlock(t *testing.T) {
+	checkSetupBlocks(t, findClient(t, "CLINE_BIN", "cline"), newAgentClient{name: "cline", title: "Cline",
+		run: func(t *testing.T, ctx context.Context, bin, dir string, m *chatMock) *chatRequest {
+			clineRun(t, ctx, bin, clineHome(t, ctx, bin, m), dir, "say hello")
+			return onlyOne(t, m)
+		}})
+}
+
+// TestContinueSetupBlock: see above, for Continue CLI (`cn -p`).
+func TestContinueSetupBlock(t *testing.T) {
+	checkSetupBlocks(t, findClient(t, "CONTINUE_BIN", "cn"), newAgentClient{name: "continue", title: "Continue CLI", claudeMD: true,
+		run: func(t *testing.T, ctx context.Context, bin, dir string, m *chatMock) *chatRequest {
+			home := t.TempDir()
+			res := runCmd(t, ctx, probeEnv(home), dir, "", bin, "--config", continueConfig(t, home, m), "-p", "say hello")
+			if res.err != nil {
+				t.Fatalf("cn -p: %v\n%s%s", res.err, res.stdout, res.stderr)
+			}
+			return onlyOne(t, m)
+		}})
+}
+
+// TestCrushSetupBlock: see above, for Crush (`crush run`; not pinned).
+func TestCrushSetupBlock(t *testing.T) {
+	checkSetupBlocks(t, probeBin(t, "CRUSH_BIN", "crush"), newAgentClient{name: "crush", title: "Crush", claudeMD: true,
+		run: func(t *testing.T, ctx context.Context, bin, dir string, m *chatMock) *chatRequest {
+			home := t.TempDir()
+			writeFile(t, filepath.Join(home, ".config", "crush", "crush.json"), fmt.Sprintf(`{"providers":{"mock":{"type":"openai-compat",`+
+				`"base_url":%q,"api_key":"dummy","models":[{"id":"mock-model","name":"Mock","context_window":128000,"default_max_tokens":4096}]}},`+
+				`"models":{"large":{"model":"mock-model","provider":"mock"},"small":{"model":"mock-model","provider":"mock"}}}`+"\n", m.BaseURL()), 0o644)
+			env := probeEnv(home, "CRUSH_DISABLE_PROVIDER_AUTO_UPDATE=1", "CRUSH_DISABLE_METRICS=1")
+			res := runCmd(t, ctx, env, dir, "", bin, "run", "--quiet", "say hello")
+			if res.err != nil {
+				t.Fatalf("crush run: %v\n%s%s", res.err, res.stdout, res.stderr)
+			}
+			reqs := m.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d requests, want 2 (title, turn)", len(reqs))
+			}
+			if len(reqs[1].Body) > len(reqs[0].Body) { // the title request is the short one
+				return reqs[1]
+			}
+			return reqs[0]
+		}})
 }
 
 // onlyOne returns the mock's one request.
@@ -80,21 +99,18 @@ func onlyOne(t *testing.T, m *chatMock) *chatRequest {
 	return reqs[0]
 }
 
-// TestNewAgentSetupBlock: see above.
-func TestNewAgentSetupBlock(t *testing.T) {
-	for _, c := range newAgentClients {
-		t.Run(c.name, func(t *testing.T) {
-			bin := probeBin(t, c.env, c.title)
-			for _, team := range []string{"", "CLAUDE.md"} {
-				name := "fresh"
-				if team != "" {
-					name = "team-" + team
-				}
-				t.Run(name, func(t *testing.T) {
-					t.Parallel()
-					checkSetupBlock(t, c, bin, team)
-				})
-			}
+// checkSetupBlocks runs checkSetupBlock on c in a fresh repository and in
+// one with a team CLAUDE.md, side by side.
+func checkSetupBlocks(t *testing.T, bin string, c newAgentClient) {
+	t.Helper()
+	for _, team := range []string{"", "CLAUDE.md"} {
+		name := "fresh"
+		if team != "" {
+			name = "team-" + team
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			checkSetupBlock(t, c, bin, team)
 		})
 	}
 }

@@ -479,10 +479,16 @@ type codexLayer struct {
 
 // codexLayers are the user and project config.toml.
 func codexLayers(v View) (user, project *codexLayer) {
-	c := codexpkg.ReadConfig(v.Env(), v.Root())
+	return codexLayersIn(v.Env(), v.Root(), v.Show)
+}
+
+// codexLayersIn are the user and project config.toml of env and root,
+// each path shown by show.
+func codexLayersIn(env []string, root string, show func(abs string) string) (user, project *codexLayer) {
+	c := codexpkg.ReadConfig(env, root)
 	layer := func(f *codexpkg.ConfigFile) *codexLayer {
-		show := v.Show(f.Path)
-		return &codexLayer{ConfigFile: f, show: show, err: f.Problem(show)}
+		shown := show(f.Path)
+		return &codexLayer{ConfigFile: f, show: shown, err: f.Problem(shown)}
 	}
 	return layer(c.User), layer(c.Project)
 }
@@ -854,35 +860,72 @@ func codexTrustFromListing(v View, ours []diag.Handler, res codexListing, fix st
 
 var codexVersionRE = regexp.MustCompile(`/(\d+\.\d+\.\d+\S*) `)
 
-// defaultDocMax is Codex's default project_doc_max_bytes.
+// codexDefaultDocMax is Codex's default project_doc_max_bytes.
 const codexDefaultDocMax = 32 << 10
 
 // codexDocCapCheck: Codex reads AGENTS.md only up to project_doc_max_bytes;
-// a block beyond the cap is never seen.
-var codexDocCapCheck = Check{Name: "agents-md-cap", Run: func(v View) []diag.Finding {
-	span, ok := v.BlockSpan(OnDemandBlock.File, OnDemandBlock.Block.Name)
+// a block beyond the cap is never seen. Doctor judges the file as it is,
+// setup the file as it would write it (Check.Files), by one function, so
+// that the two never disagree: where doctor would call the block lost,
+// setup refuses before writing anything, since appending the block at the
+// end is where the merge rules put it, and moving it up into the first
+// project_doc_max_bytes would push as many bytes of the user's own text
+// out of what Codex reads.
+var codexDocCapCheck = Check{Name: "agents-md-cap",
+	Run: func(v View) []diag.Finding {
+		read := func(rel string) ([]byte, bool) {
+			b, err := os.ReadFile(filepath.Join(v.Root(), filepath.FromSlash(rel)))
+			return b, err == nil
+		}
+		return codexDocCap(Judged{Root: v.Root(), Env: v.Env(), Read: read, Before: read, Show: v.Show})
+	},
+	Files: codexDocCap,
+}
+
+// hasBlock reports whether md holds the managed block name, in any state.
+func hasBlock(md []byte, name string) bool {
+	_, found, err := generate.FindBlock(md, name)
+	return found || err != nil
+}
+
+// codexDocCap judges where AGENTS.md's kbs-now block lies against the
+// effective project_doc_max_bytes (the project layer's, else the user
+// layer's, else Codex's default): beyond it, an error; cut by it, a
+// warning; within it, ok. A block that j.Before does not hold yet (setup
+// is about to append it) cannot be moved by hand, so the fix says what
+// can be done instead.
+func codexDocCap(j Judged) []diag.Finding {
+	b, ok := j.Read(OnDemandBlock.File)
 	if !ok {
 		return nil
 	}
-	user, project := codexLayers(v)
+	span, found, err := generate.FindBlock(b, OnDemandBlock.Block.Name)
+	if !found || err != nil {
+		return nil
+	}
+	user, project := codexLayersIn(j.Env, j.Root, j.Show)
 	limit, source := int64(codexDefaultDocMax), "Codex's default"
 	for _, t := range []*codexLayer{user, project} {
 		if n, ok := t.Doc["project_doc_max_bytes"].(int64); ok {
 			limit, source = n, "set in "+t.show
 		}
 	}
+	fix := "move the nowhook kbs-now block (with its markers) nearer the top of AGENTS.md, or raise project_doc_max_bytes in " + user.show
+	if before, _ := j.Before(OnDemandBlock.File); !hasBlock(before, OnDemandBlock.Block.Name) {
+		fix = fmt.Sprintf("raise project_doc_max_bytes in %s to at least %d (project_doc_max_bytes = %d), or shorten AGENTS.md by at least %d bytes", user.show, span.End, span.End, int64(span.End)-limit)
+	}
 	f := diag.Finding{Path: "AGENTS.md"}
 	switch {
 	case int64(span.Start) >= limit:
 		f.Severity = diag.Error
 		f.Message = fmt.Sprintf("the kbs-now block starts at byte %d of AGENTS.md, beyond project_doc_max_bytes = %d (%s): Codex never sees it", span.Start, limit, source)
-		f.Fix = "move the nowhook kbs-now block (with its markers) nearer the top of AGENTS.md, or raise project_doc_max_bytes in " + user.show
+		f.Fix = fix
 	case int64(span.End) > limit:
 		f.Severity = diag.Warn
 		f.Message = fmt.Sprintf("the kbs-now block ends at byte %d of AGENTS.md, beyond project_doc_max_bytes = %d (%s): Codex sees it cut", span.End, limit, source)
-		f.Fix = "move the nowhook kbs-now block (with its markers) nearer the top of AGENTS.md, or raise project_doc_max_bytes in " + user.show
+		f.Fix = fix
 	default:
 		f.Message = fmt.Sprintf("the kbs-now block (bytes %d-%d of AGENTS.md) is within project_doc_max_bytes = %d (%s)", span.Start, span.End, limit, source)
 	}
 	return []diag.Finding{f}
-}}
+}

@@ -53,6 +53,7 @@ type Plan struct {
 	p      *plan
 	rec    *record
 	agents []*agentPlan
+	s      *session
 }
 
 // Reconcile plans the request and checks that the plan can be written
@@ -62,16 +63,19 @@ func Reconcile(req Request) (*Plan, error) {
 	if !req.User {
 		rec = loadRecord(req.Root)
 	}
-	s := &session{Request: req, rec: rec, others: inUse(req.Root, rec, req.Targets, req.Found)}
+	s := &session{Request: req, rec: rec, others: inUse(req.Root, rec, req.Targets, req.Found), modes: setUpModes(req.Root, rec, req.Found)}
 	p := newPlan(req.Root)
 	agents, err := s.reconcile(p)
+	if err == nil {
+		err = s.vet(p, agents)
+	}
 	if err == nil {
 		err = p.check()
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Root: req.Root, user: req.User, p: p, rec: rec, agents: agents}, nil
+	return &Plan{Root: req.Root, user: req.User, p: p, rec: rec, agents: agents, s: s}, nil
 }
 
 // Changed reports whether writing the plan changes anything.
@@ -141,6 +145,8 @@ func (pl *Plan) Write() error {
 	pl.rec.update(pl.p, pl.p.madeDirs)
 	if pl.user {
 		pl.rec.forgetKept()
+	} else {
+		pl.s.recordAgents(pl.rec)
 	}
 	pl.rec.save()
 	return nil

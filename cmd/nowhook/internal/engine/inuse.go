@@ -6,10 +6,11 @@ import (
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 )
 
-// inUse lists the agents that are not targets but are detected or have
-// an artifact of their own in place: their shared artifacts stay. A
-// marker file that nowhook itself created (a GEMINI.md setup wrote for
-// Gemini CLI is also Antigravity's marker) is no evidence.
+// inUse lists the agents that are not targets but are detected, have an
+// artifact of their own in place, or are set up as the record says: their
+// shared artifacts stay where they really use them (setUp). A marker file
+// that nowhook itself created (a GEMINI.md setup wrote for Gemini CLI is
+// also Antigravity's marker) is no evidence.
 func inUse(root string, rec *record, targets []Target, found []agent.Found) []*agent.Agent {
 	isTarget := map[*agent.Agent]bool{}
 	for _, t := range targets {
@@ -20,17 +21,69 @@ func inUse(root string, rec *record, targets []Target, found []agent.Found) []*a
 		if isTarget[f.Agent] {
 			continue
 		}
-		evidence := len(f.Binaries) > 0
-		for _, m := range f.Marks {
-			if !rec.made(filepath.Join(root, filepath.FromSlash(m))) {
-				evidence = true
-			}
-		}
-		if evidence || hasOwn(root, f.Agent) {
+		if detected(root, rec, f) || hasOwn(root, f.Agent) || rec.setUp(f.Agent) != "" {
 			out = append(out, f.Agent)
 		}
 	}
 	return out
+}
+
+// detected reports whether detection's evidence of f's agent is more than
+// marker files nowhook created.
+func detected(root string, rec *record, f agent.Found) bool {
+	evidence := len(f.Binaries) > 0
+	for _, m := range f.Marks {
+		if !rec.made(filepath.Join(root, filepath.FromSlash(m))) {
+			evidence = true
+		}
+	}
+	return evidence
+}
+
+// setUpModes says, for every agent, the mode nowhook set it up in before
+// the reconcile, "" for none, so that a shared artifact (the kbs-now block
+// of AGENTS.md) is kept for, and named after, the agents that really use
+// it, never one that is merely detected there. An agent's own artifacts
+// tell first (a hook entry, a script: InstalledIn); else the record of
+// what setup set up in this clone; and only where the record names no
+// agent at all (a teammate's clone, a record of an older nowhook) does a
+// detected agent count as set up on demand wherever its kbs-now block is,
+// as InstalledIn reads it for an agent in use.
+func setUpModes(root string, rec *record, found []agent.Found) map[*agent.Agent]agent.Mode {
+	modes := map[*agent.Agent]agent.Mode{}
+	known := rec.agentsKnown()
+	for _, f := range found {
+		m := f.Agent.InstalledIn(root, false).Mode
+		switch {
+		case m != "":
+		case known:
+			m = rec.setUp(f.Agent)
+		case detected(root, rec, f):
+			m = f.Agent.InstalledIn(root, true).Mode
+		}
+		if m != "" {
+			modes[f.Agent] = m
+		}
+	}
+	return modes
+}
+
+// recordAgents remembers in rec the mode each target is set up in now
+// (none, for remove). A record that named no agent before also takes the
+// agents that setUpModes found set up on demand by their block alone, so
+// that what was known is not lost (those whose own artifacts show their
+// mode need no line: the files keep telling).
+func (s *session) recordAgents(rec *record) {
+	if !rec.agentsKnown() {
+		for a, m := range s.modes {
+			if a.InstalledIn(s.Root, false).Mode == "" {
+				rec.setAgent(a, m)
+			}
+		}
+	}
+	for _, t := range s.Targets {
+		rec.setAgent(t.Agent, t.Mode)
+	}
 }
 
 // hasOwn reports whether one of a's artifacts that no other agent shares

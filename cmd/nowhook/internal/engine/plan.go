@@ -89,16 +89,34 @@ type plan struct {
 	// dirNames maps each folder of rmdirs to the name it has in the
 	// repository (.claude/hooks where .claude links elsewhere).
 	dirNames map[string]string
+	// targets remembers what target found: nothing is written while a
+	// plan is made, and the reconcile asks again and again (sameBlock).
+	targets map[string]resolved
+}
+
+type resolved struct {
+	path string
+	err  error
 }
 
 func newPlan(root string) *plan {
-	return &plan{root: root, byPath: map[string]*change{}, dirNames: map[string]string{}}
+	return &plan{root: root, byPath: map[string]*change{}, dirNames: map[string]string{}, targets: map[string]resolved{}}
+}
+
+// target is the file that rel, relative to the root, really names
+// (resolve).
+func (p *plan) target(rel string) (string, error) {
+	if t, ok := p.targets[rel]; ok {
+		return t.path, t.err
+	}
+	path, err := resolve(filepath.Join(p.root, filepath.FromSlash(rel)))
+	p.targets[rel] = resolved{path, err}
+	return path, err
 }
 
 // file returns the change for rel, reading the file on first use.
 func (p *plan) file(rel string) (*change, error) {
-	abs := filepath.Join(p.root, filepath.FromSlash(rel))
-	target, err := resolve(abs)
+	target, err := p.target(rel)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", rel, err)
 	}

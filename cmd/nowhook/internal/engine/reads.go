@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
@@ -40,8 +39,8 @@ func (f planFiles) Kept(rel string) bool {
 }
 
 func (f planFiles) Same(a, b string) bool {
-	ta, err1 := resolve(filepath.Join(f.p.root, filepath.FromSlash(a)))
-	tb, err2 := resolve(filepath.Join(f.p.root, filepath.FromSlash(b)))
+	ta, err1 := f.p.target(a)
+	tb, err2 := f.p.target(b)
 	return err1 == nil && err2 == nil && ta == tb
 }
 

@@ -27,6 +27,9 @@ type step struct {
 	c      *change
 	apply  bool
 	status string // "created", "updated", "unchanged", "removed", "deleted", "kept"
+	// from and to are the file's content just before and after the step
+	// (check.go places each difference by them).
+	from, to []byte
 }
 
 // agentPlan is one target and its steps, for the summary.
@@ -43,12 +46,14 @@ type agentPlan struct {
 }
 
 // session is one reconcile: the request, the record of what nowhook
-// created, and the agents outside the targets that are in use (their
-// shared artifacts stay). Every stage of the plan reads it.
+// created, the agents outside the targets that are in use (their shared
+// artifacts stay where they use them), and the mode each agent was set up
+// in (inuse.go). Every stage of the plan reads it.
 type session struct {
 	Request
 	rec    *record
 	others []*agent.Agent
+	modes  map[*agent.Agent]agent.Mode
 }
 
 // reconciler plans the session onto one plan: the real one, or a scratch
@@ -118,8 +123,8 @@ func (r *reconciler) removeUnkept(plans []*agentPlan, ap *agentPlan) error {
 		}
 		var s *step
 		var err error
-		if user := r.usedByOther(art); user != nil {
-			s, err = r.keepFor(art, user)
+		if users := r.usedByOthers(art); len(users) > 0 {
+			s, err = r.keepFor(art, users)
 		} else {
 			if err := r.trustKeys(ap, art); err != nil {
 				return err
@@ -130,10 +135,43 @@ func (r *reconciler) removeUnkept(plans []*agentPlan, ap *agentPlan) error {
 			return err
 		}
 		if s != nil {
-			ap.steps = append(ap.steps, s)
+			owner := r.owner(plans, ap, art)
+			owner.steps = append(owner.steps, s)
 		}
 	}
 	return nil
+}
+
+// owner is the plan whose summary line tells what happened to art: ap's,
+// unless art is shared and ap's agent was not set up with it while
+// another target was (remove of every agent takes the AGENTS.md block out
+// once, for the first agent in table order that had it, which need not be
+// ap's).
+func (r *reconciler) owner(plans []*agentPlan, ap *agentPlan, art agent.Artifact) *agentPlan {
+	if r.uses(ap.t.Agent, art) {
+		return ap
+	}
+	for _, o := range plans {
+		if r.uses(o.t.Agent, art) {
+			return o
+		}
+	}
+	return ap
+}
+
+// uses reports whether agent a was set up (session.modes) in a mode that
+// keeps art, or the same block in the same file.
+func (r *reconciler) uses(a *agent.Agent, art agent.Artifact) bool {
+	m := r.s.modes[a]
+	if m == "" {
+		return false
+	}
+	for _, x := range a.Owned() {
+		if (x == art || r.sameBlock(x, art)) && a.Desired(m, false, x) {
+			return true
+		}
+	}
+	return false
 }
 
 // trustKeys notes the trust keys of art when it is the hook entry of ap's
@@ -216,8 +254,9 @@ func (r *reconciler) apply(art agent.Artifact) (*step, error) {
 	if !c.existed && !c.touched && (len(e.Next) == 0 || r.spare[art.Path()]) {
 		return nil, nil // a file the artifact only edits where it exists, or one that would hide another
 	}
+	from := c.next
 	c.take(e)
-	s := &step{art: art, c: c, apply: true}
+	s := &step{art: art, c: c, apply: true, from: from, to: c.next}
 	if e.Note != "" {
 		r.p.note("%s", e.Note)
 		if bytes.Equal(e.Next, c.old) && c.existed {
@@ -261,7 +300,7 @@ func (r *reconciler) remove(art agent.Artifact) (*step, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &step{art: art, c: c}
+	s := &step{art: art, c: c, from: c.next}
 	switch {
 	case e.Delete:
 		c.remove = true
@@ -286,11 +325,13 @@ func (r *reconciler) remove(art agent.Artifact) (*step, error) {
 		}
 		r.rec.dropRemoved(c.target, func(path string) bool { return !gone[path] })
 	}
+	s.to = c.next
 	return s, nil
 }
 
-// keepFor reports a shared artifact that stays because another agent uses it.
-func (r *reconciler) keepFor(art agent.Artifact, user *agent.Agent) (*step, error) {
+// keepFor reports a shared artifact that stays because other agents use
+// it, naming them.
+func (r *reconciler) keepFor(art agent.Artifact, users []*agent.Agent) (*step, error) {
 	c, err := r.p.file(art.Path())
 	if err != nil {
 		return nil, err
@@ -298,21 +339,37 @@ func (r *reconciler) keepFor(art agent.Artifact, user *agent.Agent) (*step, erro
 	if !art.Present(c.next) {
 		return nil, nil
 	}
-	return &step{art: art, c: c, status: "kept: " + user.Name + " uses it"}, nil
+	var names []string
+	for _, a := range users {
+		names = append(names, a.Name)
+	}
+	verb := " uses it"
+	if len(names) > 1 {
+		verb = " use it"
+	}
+	return &step{art: art, c: c, status: "kept: " + andList(names) + verb}, nil
 }
 
-// usedByOther returns an agent outside the targets that owns art too, or
-// the same block in the same file under another name (GEMINI.md linked to
-// AGENTS.md holds one kbs-now block for both).
-func (r *reconciler) usedByOther(art agent.Artifact) *agent.Agent {
+// andList joins names as a sentence does: "a", "a and b", "a, b and c".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// usedByOthers returns the agents outside the targets that were set up
+// with art, or the same block in the same file under another name
+// (GEMINI.md linked to AGENTS.md holds one kbs-now block for both): an
+// agent that is only detected uses nothing of nowhook's.
+func (r *reconciler) usedByOthers(art agent.Artifact) []*agent.Agent {
+	var out []*agent.Agent
 	for _, a := range r.s.others {
-		for _, x := range a.Owned() {
-			if x == art || r.sameBlock(x, art) {
-				return a
-			}
+		if r.uses(a, art) {
+			out = append(out, a)
 		}
 	}
-	return nil
+	return out
 }
 
 // sameBlock reports whether a and b are blocks of one name in one file.
@@ -322,8 +379,8 @@ func (r *reconciler) sameBlock(a, b agent.Artifact) bool {
 	if !ok1 || !ok2 || ba.Block.Name != bb.Block.Name {
 		return false
 	}
-	ta, err1 := resolve(filepath.Join(r.p.root, filepath.FromSlash(ba.File)))
-	tb, err2 := resolve(filepath.Join(r.p.root, filepath.FromSlash(bb.File)))
+	ta, err1 := r.p.target(ba.File)
+	tb, err2 := r.p.target(bb.File)
 	return err1 == nil && err2 == nil && ta == tb
 }
 
@@ -387,7 +444,7 @@ func (r *reconciler) markClean() {
 		c.clean = true
 		for _, a := range agent.All {
 			for _, art := range a.Owned() {
-				t, err := resolve(filepath.Join(r.p.root, filepath.FromSlash(art.Path())))
+				t, err := r.p.target(art.Path())
 				if err == nil && t == c.target && art.Present(c.next) {
 					c.clean = false
 				}

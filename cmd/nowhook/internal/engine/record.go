@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/detect"
 )
 
@@ -30,7 +31,7 @@ type record struct {
 	root  string          // the repository root, which relative paths of old records are taken from
 	path  string          // "" outside git: nothing is remembered
 	found bool            // the record existed when read
-	lines map[string]bool // "f PATH", "k PATH", "d PATH", "c PATH#container"
+	lines map[string]bool // "f PATH", "k PATH", "d PATH", "c PATH#container", "a AGENT MODE"
 }
 
 // loadRecord reads the record of the repository root.
@@ -60,10 +61,14 @@ func loadRecord(root string) *record {
 
 // normal gives a line of the record its one form of path (see key): an
 // older record's relative paths and unresolved links are migrated here.
+// An agent's line ("a claude reinject") names no path.
 func (r *record) normal(line string) (string, bool) {
 	kind, path, ok := strings.Cut(line, " ")
-	if !ok || len(kind) != 1 || !strings.Contains("fkdc", kind) {
+	if !ok || len(kind) != 1 || !strings.Contains("fkdca", kind) {
 		return "", false
+	}
+	if kind == "a" {
+		return line, true
 	}
 	if kind != "c" {
 		return kind + " " + r.key(path), true
@@ -202,6 +207,37 @@ func (r *record) update(p *plan, madeDirs []string) {
 	}
 }
 
+// agentsKnown reports whether the record names the agents setup set up
+// (a record of a nowhook before 2026-12 names none).
+func (r *record) agentsKnown() bool {
+	for line := range r.lines {
+		if strings.HasPrefix(line, "a ") {
+			return true
+		}
+	}
+	return false
+}
+
+// setUp is the mode the record says setup set agent a up in; "" for none.
+func (r *record) setUp(a *agent.Agent) agent.Mode {
+	for _, m := range a.ModeNames() {
+		if r.lines["a "+a.Name+" "+string(m)] {
+			return m
+		}
+	}
+	return ""
+}
+
+// setAgent remembers that a is set up in mode m ("" for not at all).
+func (r *record) setAgent(a *agent.Agent, m agent.Mode) {
+	for _, old := range a.ModeNames() {
+		delete(r.lines, "a "+a.Name+" "+string(old))
+	}
+	if m != "" {
+		r.lines["a "+a.Name+" "+string(m)] = true
+	}
+}
+
 // dropRemoved forgets the containers a removal took out of the file at
 // path.
 func (r *record) dropRemoved(path string, kept func(cpath string) bool) {
@@ -230,7 +266,7 @@ func (r *record) save() {
 	}
 	sort.Strings(lines)
 	var b strings.Builder
-	b.WriteString("# What nowhook setup created in this clone (f file, k file that existed, d folder, c JSON container), by absolute path with links resolved; nowhook remove reads it.\n")
+	b.WriteString("# What nowhook setup created in this clone (f file, k file that existed, d folder, c JSON container), by absolute path with links resolved, and the agents it set up (a agent mode); nowhook remove reads it.\n")
 	for _, l := range lines {
 		b.WriteString(l + "\n")
 	}
