@@ -14,8 +14,8 @@ import (
 // proveCase is one client that nowhook doctor --prove runs: the agent,
 // its client, and the ways to break its hook with what the row must say.
 type proveCase struct {
-	agent, env, bin string
-	setup           []string // more flags for setup
+	agent string
+	setup []string // more flags for setup
 	// broken edit the repository (after the commit), each with the words
 	// the error row must carry.
 	broken []proveBreak
@@ -29,46 +29,59 @@ type proveBreak struct {
 	want string
 }
 
-// TestDoctorProve: in a repository set up for an agent, with its real
-// client on PATH, `nowhook doctor --prove` reports the reminder reaching
-// the model after the compaction; after each way of breaking the hook,
-// the error row names what it saw; and no run changes the repository
-// (git status and a hash of every file, .git included, are the same).
-func TestDoctorProve(t *testing.T) {
-	for _, c := range proveCases {
-		t.Run(c.agent, func(t *testing.T) {
-			bin := findClient(t, c.env, c.bin)
-			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-			defer cancel()
-			s := newSandbox(t, kbsFixture)
-			// Tests never depend on timing: the bound is generous here.
-			env := s.env([]string{"PATH=" + s.bin + ":" + filepath.Dir(bin) + ":" + pathOf(s.env(nil)), "NOWHOOK_PROVE_LIMIT=3m"})
-			res := runCmd(t, ctx, env, s.repo, "", filepath.Join(s.bin, "nowhook"), append([]string{"setup", "--yes", "--agents", c.agent}, c.setup...)...)
-			if res.err != nil {
-				t.Fatalf("nowhook setup: %v\n%s%s", res.err, res.stdout, res.stderr)
-			}
-			commitAll(t, ctx, s)
-			f := proveRow(t, ctx, s, env, c.agent)
-			if f.Severity != diag.OK || !strings.Contains(f.Message, "the reminder reached the first request after") {
-				t.Fatalf("prove.%s = %s %s, want ok", c.agent, f.Severity, f.Message)
-			}
-			for _, b := range c.broken {
-				undo := b.edit(t, s)
-				f := proveRow(t, ctx, s, env, c.agent)
-				if f.Severity != diag.Error || !strings.Contains(f.Message, b.want) {
-					t.Errorf("%s: prove.%s = %s %s, want error with %q", b.name, c.agent, f.Severity, f.Message, b.want)
-				}
-				runCmd(t, ctx, env, s.repo, "", "git", "checkout", "-q", ".")
-				if undo != nil {
-					undo()
-				}
-			}
-		})
+// The Test<Client>DoctorProve tests: in a repository set up for the
+// agent, with its real client on PATH, `nowhook doctor --prove` reports
+// the reminder reaching the model after the compaction; after each way of
+// breaking the hook, the error row names what it saw; and no run changes
+// the repository (git status and a hash of every file, .git included, are
+// the same).
+func TestClaudeDoctorProve(t *testing.T) {
+	checkDoctorProve(t, findClient(t, "CLAUDE_BIN", "claude"), proveCases["claude"])
+}
+
+func TestCodexDoctorProve(t *testing.T) {
+	checkDoctorProve(t, findClient(t, "CODEX_BIN", "codex"), proveCases["codex"])
+}
+
+func TestQwenDoctorProve(t *testing.T) {
+	checkDoctorProve(t, findClient(t, "QWEN_BIN", "qwen"), proveCases["qwen"])
+}
+
+func TestOpencodeDoctorProve(t *testing.T) {
+	checkDoctorProve(t, findClient(t, "OPENCODE_BIN", "opencode"), proveCases["opencode"])
+}
+
+func checkDoctorProve(t *testing.T, bin string, c proveCase) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	s := newSandbox(t, kbsFixture)
+	// Tests never depend on timing: the bound is generous here.
+	env := s.env([]string{"PATH=" + s.bin + ":" + filepath.Dir(bin) + ":" + pathOf(s.env(nil)), "NOWHOOK_PROVE_LIMIT=3m"})
+	res := runCmd(t, ctx, env, s.repo, "", filepath.Join(s.bin, "nowhook"), append([]string{"setup", "--yes", "--agents", c.agent}, c.setup...)...)
+	if res.err != nil {
+		t.Fatalf("nowhook setup: %v\n%s%s", res.err, res.stdout, res.stderr)
+	}
+	commitAll(t, ctx, s)
+	f := proveRow(t, ctx, s, env, c.agent)
+	if f.Severity != diag.OK || !strings.Contains(f.Message, "the reminder reached the first request after") {
+		t.Fatalf("prove.%s = %s %s, want ok", c.agent, f.Severity, f.Message)
+	}
+	for _, b := range c.broken {
+		undo := b.edit(t, s)
+		f := proveRow(t, ctx, s, env, c.agent)
+		if f.Severity != diag.Error || !strings.Contains(f.Message, b.want) {
+			t.Errorf("%s: prove.%s = %s %s, want error with %q", b.name, c.agent, f.Severity, f.Message, b.want)
+		}
+		runCmd(t, ctx, env, s.repo, "", "git", "checkout", "-q", ".")
+		if undo != nil {
+			undo()
+		}
 	}
 }
 
-var proveCases = []proveCase{
-	{agent: "claude", env: "CLAUDE_BIN", bin: "claude", broken: []proveBreak{
+var proveCases = map[string]proveCase{
+	"claude": {agent: "claude", broken: []proveBreak{
 		{"matcher changed", func(t *testing.T, s *sandbox) func() {
 			replaceIn(t, filepath.Join(s.repo, ".claude", "settings.json"), `"matcher": "compact"`, `"matcher": "startup"`)
 			return nil
@@ -82,7 +95,7 @@ var proveCases = []proveCase{
 			return nil
 		}, "the client refused the settings file"},
 	}},
-	{agent: "codex", env: "CODEX_BIN", bin: "codex", setup: []string{"--trust-codex"}, broken: []proveBreak{
+	"codex": {agent: "codex", setup: []string{"--trust-codex"}, broken: []proveBreak{
 		{"trust forgotten", func(t *testing.T, s *sandbox) func() {
 			config := filepath.Join(s.home, ".codex", "config.toml")
 			b, err := os.ReadFile(config)
@@ -105,7 +118,7 @@ var proveCases = []proveCase{
 			return nil
 		}, "never called kbs: its script is missing"},
 	}},
-	{agent: "opencode", env: "OPENCODE_BIN", bin: "opencode", broken: []proveBreak{
+	"opencode": {agent: "opencode", broken: []proveBreak{
 		{"plugin deleted", func(t *testing.T, s *sandbox) func() {
 			removeFile(t, filepath.Join(s.repo, opencodePluginFile))
 			return nil
@@ -115,7 +128,7 @@ var proveCases = []proveCase{
 			return nil
 		}, "no hook ran after summarize"},
 	}},
-	{agent: "qwen", env: "QWEN_BIN", bin: "qwen", broken: []proveBreak{
+	"qwen": {agent: "qwen", broken: []proveBreak{
 		{"matcher changed", func(t *testing.T, s *sandbox) func() {
 			replaceIn(t, filepath.Join(s.repo, ".qwen", "settings.json"), `"matcher": "compact"`, `"matcher": "startup"`)
 			return nil
@@ -198,13 +211,13 @@ func removeFile(t *testing.T, path string) {
 	}
 }
 
-// TestDoctorProveUserScope: after setup --scope user, `nowhook doctor
+// TestClaudeDoctorProveUserScope: after setup --scope user, `nowhook doctor
 // --scope user --prove` proves Claude Code's user hook from a copy of the
 // user's settings, in an empty throw-away Kanbus project; with the user
 // wrapper deleted, the row says the hook ran and never called kbs (the
 // user-scope command exits 0 without its wrapper). The user's folder is
 // left as it was.
-func TestDoctorProveUserScope(t *testing.T) {
+func TestClaudeDoctorProveUserScope(t *testing.T) {
 	bin := findClient(t, "CLAUDE_BIN", "claude")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
