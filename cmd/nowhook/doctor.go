@@ -12,24 +12,35 @@ import (
 )
 
 // doctorUsage is doctor's help, written whole; a usage error repeats it.
-const doctorUsage = `Usage: nowhook doctor [--dir DIR] [--json] [--scope user]
+const doctorUsage = `Usage: nowhook doctor [--dir DIR] [--json] [--live] [--scope user]
 
 Checks the repository's hook configuration for every agent that is set up
 or detected, the way each agent reads it, then runs each installed hook
 with a compact SessionStart payload (with your kbs, a failing one and a
 hanging one), and the checkpoint's (setup --checkpoint) on a synthetic
-transcript above and below its threshold, with a fake kbs. It prints one
-table, RESULT CHECK MESSAGE, with the command that fixes each problem, and
-changes no file. (It runs kbs now --json --list as the hook does; a Kanbus
-with AI configured may then refresh its right-now summaries, as it does
-after every compaction. With codex on PATH, it asks codex app-server for
-the hooks' trust, and codex keeps its usual state in CODEX_HOME.)
+transcript above and below its threshold, with a fake kbs. It names each
+agent's installed client version beside the versions nowhook's
+real-client tests passed on. It prints one table, RESULT CHECK MESSAGE,
+with the command that fixes each problem, and changes no file. (It runs
+kbs now --json --list as the hook does; a Kanbus with AI configured may
+then refresh its right-now summaries, as it does after every compaction.
+With codex on PATH, it asks codex app-server for the hooks' trust, and
+codex keeps its usual state in CODEX_HOME.)
+
+Without --live it answers within about a second: it runs only nowhook's
+own wrappers, under a short probe budget (the hook runtime takes it from
+NOWHOOK_PROBE_BUDGET, which only doctor sets and which can only shorten
+the budget), while the file checks prove that each wrapper is nowhook's,
+unchanged, with its own budget; and it waits for kbs no longer than that.
 
 Exit status: 0 when no check found an error, 1 when one did, 2 for usage.
 
 Flags:
   --dir DIR   the repository (default: the git top level of the working directory, else the working directory)
-  --json      print the findings as a JSON array of {check, agent, severity, message, fix, path}
+  --json      print the findings as a JSON array of {check, agent, severity, message, fix, path},
+              with "client" on the client rows and "proven" on the nowhook row
+  --live      the full live runs: each installed hook, scripts of your own too, with the
+              wrapper's own budget, and kbs given the whole budget (up to the budget plus 2s)
   --scope S   project (the default): the repository, and whether sessions started in its
               sub-folders get the reminder; user: the hook setup --scope user installed in
               your own agent settings (its file, its wrapper, and live runs with a fake kbs)
@@ -39,6 +50,7 @@ Flags:
 type doctorOptions struct {
 	dir    string
 	asJSON bool
+	live   bool
 	scope  string
 	prove  bool
 }
@@ -48,6 +60,7 @@ func doctorCmd(args []string, io stdio) error {
 	fs := flag.NewFlagSet("nowhook doctor", flag.ContinueOnError)
 	fs.StringVar(&o.dir, "dir", "", "")
 	fs.BoolVar(&o.asJSON, "json", false, "")
+	fs.BoolVar(&o.live, "live", false, "")
 	fs.StringVar(&o.scope, "scope", scopeProject, "")
 	fs.BoolVar(&o.prove, "prove", false, "")
 	if done, err := parseFlags(fs, args, help{whole: doctorUsage}, io); done || err != nil {
@@ -56,11 +69,11 @@ func doctorCmd(args []string, io stdio) error {
 	ctx := context.Background()
 	switch {
 	case o.scope != scopeProject && o.scope != scopeUser:
-		return help{whole: doctorUsage}.usageError(fmt.Errorf("--scope %q: the scopes are project (the repository, the default) and user (your own agent settings)", o.scope), "")
+		return help{whole: doctorUsage}.usageError(fmt.Errorf("--scope %q: the scopes are project (the repository, the default) and user (your own agent settings)", o.scope), fs.Name())
 	case o.scope == scopeUser && o.dir != "":
 		return &cmdError{err: errors.New("--dir names a repository, and --scope user checks your own agent settings outside any repository; drop --dir"), status: exitUsage}
 	case o.scope == scopeUser:
-		r := doctor.RunUser(ctx, doctor.Options{Env: os.Environ()})
+		r := doctor.RunUser(ctx, doctor.Options{Env: os.Environ(), Live: o.live, Version: versionString()})
 		if o.prove {
 			r = withProof(ctx, r, "", true)
 		}
@@ -74,7 +87,7 @@ func doctorCmd(args []string, io stdio) error {
 		return &cmdError{err: fmt.Errorf("--dir: %w", err), status: exitUsage}
 	}
 	wd, _ := os.Getwd()
-	r := doctor.Run(ctx, doctor.Options{Root: root, Dir: o.dir, Env: os.Environ(), From: wd})
+	r := doctor.Run(ctx, doctor.Options{Root: root, Dir: o.dir, Env: os.Environ(), From: wd, Live: o.live, Version: versionString()})
 	if o.prove {
 		r = withProof(ctx, r, root, false)
 	}

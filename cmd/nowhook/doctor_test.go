@@ -9,10 +9,11 @@ import (
 
 // TestDoctorUsage: doctor's help, its usage errors and their exit status,
 // through the one flag parser and exit mapping: --help prints the whole
-// help and exits 0; a bad flag, an argument or a bad --scope says what is
-// wrong with the whole help below it, and a bad --dir or --dir with
-// --scope user says only what is wrong; each exits 2, prints nothing on
-// stdout, and never speaks of writing (doctor writes nothing).
+// help and exits 0; a bad flag, an argument, a bad --scope, a bad --dir or
+// --dir with --scope user says what is wrong in one line, a bad flag or
+// --scope with the command whose --help lists the flags, as setup's do;
+// each exits 2, prints nothing on stdout, and never speaks of writing
+// (doctor writes nothing).
 func TestDoctorUsage(t *testing.T) {
 	var out, errb bytes.Buffer
 	std := stdio{in: strings.NewReader(""), out: &out, err: &errb}
@@ -21,12 +22,13 @@ func TestDoctorUsage(t *testing.T) {
 	}
 	for _, c := range []struct {
 		args      []string
-		withUsage bool
+		pointHelp bool
 	}{
 		{[]string{"--bogus"}, true},
-		{[]string{"extra"}, true},
+		{[]string{"extra"}, false},
 		{[]string{"--dir"}, true},
 		{[]string{"--scope", "team"}, true},
+		{[]string{"--live=maybe"}, true},
 		{[]string{"--dir", filepath.Join(t.TempDir(), "missing")}, false},
 		{[]string{"--scope", "user", "--dir", "."}, false},
 	} {
@@ -36,11 +38,11 @@ func TestDoctorUsage(t *testing.T) {
 			t.Errorf("%q: exit %d, want 2", c.args, got)
 		}
 		msg := errb.String()
-		if out.Len() != 0 || !strings.HasPrefix(msg, "nowhook doctor: ") || strings.Count(msg, "nowhook doctor: ") != 1 || strings.Contains(msg, "Nothing was written") {
-			t.Errorf("%q: stdout %q stderr %q", c.args, out.String(), msg)
+		if out.Len() != 0 || !strings.HasPrefix(msg, "nowhook doctor: ") || strings.Count(msg, "\n") != 1 || strings.Contains(msg, "Nothing was written") || strings.Contains(msg, "Usage:") {
+			t.Errorf("%q: not one line: stdout %q stderr %q", c.args, out.String(), msg)
 		}
-		if got := strings.HasSuffix(msg, "\n\n"+doctorUsage); got != c.withUsage {
-			t.Errorf("%q: the help follows the message: %v, want %v\n%s", c.args, got, c.withUsage, msg)
+		if got := strings.HasSuffix(msg, " (nowhook doctor --help lists the flags)\n"); got != c.pointHelp {
+			t.Errorf("%q: points at --help: %v, want %v\n%s", c.args, got, c.pointHelp, msg)
 		}
 	}
 }

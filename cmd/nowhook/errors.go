@@ -106,14 +106,15 @@ func exit(command string, err error, stderr io.Writer) int {
 // them; or, for a command that writes its help whole (doctor), whole.
 type help struct{ about, whole string }
 
-// usageError is a bad flag or argument (err): exit 2. With the help
-// written whole (doctor's), the whole help follows the message, and
-// nothing is said of writing (doctor never writes); otherwise it is one
-// line, which names pointTo's --help when set, and "Nothing was written."
+// usageError is a bad flag or argument (err): exit 2, one line, which
+// names pointTo's --help when set, and "Nothing was written." except for
+// a command whose help is written whole (doctor's), which never writes.
 func (h help) usageError(err error, pointTo string) error {
 	switch {
+	case h.whole != "" && pointTo != "":
+		return &cmdError{err: fmt.Errorf("%s (%s --help lists the flags)", dashDash(err.Error()), pointTo), status: exitUsage}
 	case h.whole != "":
-		return &cmdError{err: fmt.Errorf("%w\n\n%s", err, strings.TrimSuffix(h.whole, "\n")), status: exitUsage}
+		return &cmdError{err: err, status: exitUsage}
 	case pointTo != "":
 		return usageError("%s (%s --help lists the flags)", dashDash(err.Error()), pointTo)
 	}

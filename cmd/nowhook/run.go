@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 
 	"github.com/nowhook/nowhook/cmd/internal/reminder"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/doctor"
 )
 
 // stdio is the command's standard streams; tests pass their own.
@@ -28,7 +29,7 @@ Usage:
   nowhook setup [--yes] [--agents LIST] [--dir DIR] [--dry-run [--diff]] [--timeout DURATION] [--checkpoint] [--checkpoint-at PERCENT] [--trust-codex] [--force]
   nowhook setup --scope user --agents LIST [--yes] [--dry-run [--diff]] [--timeout DURATION] [--force]
   nowhook remove [--yes] [--agents LIST] [--dir DIR] [--dry-run] [--scope user]
-  nowhook doctor [--dir DIR] [--json] [--scope user]
+  nowhook doctor [--dir DIR] [--json] [--live] [--scope user]
   nowhook reminder [--timeout DURATION] [--checkpoint [--at PERCENT] | --hint]
   nowhook version
 
@@ -52,7 +53,9 @@ func run(args []string, io stdio) int {
 	case "doctor":
 		return exit("doctor", doctorCmd(args[1:], io), io.err)
 	case "version", "--version", "-version":
-		fmt.Fprintln(io.out, versionString())
+		// The second line names the client versions the real-client
+		// tests passed on, so that a bug report carries them.
+		fmt.Fprintf(io.out, "%s\n%s\n", versionString(), doctor.ProvenLine())
 		return exitOK
 	case "help", "--help", "-help", "-h":
 		fmt.Fprint(io.out, usage)

@@ -220,10 +220,11 @@ func TestSetupTrustCodexWorktreeReal(t *testing.T) {
 		t.Errorf("hooks/list in the worktree lacks our hook")
 	}
 
-	// doctor in the worktree, with codex's own listing, calls it trusted.
+	// doctor --live in the worktree, with codex's own listing, calls it
+	// trusted (doctor without --live computes it from the user config).
 	out.Reset()
 	errOut.Reset()
-	if status := run([]string{"doctor", "--dir", wt}, stdio{in: strings.NewReader(""), out: &out, err: &errOut}); status > exitFailed {
+	if status := run([]string{"doctor", "--live", "--dir", wt}, stdio{in: strings.NewReader(""), out: &out, err: &errOut}); status > exitFailed {
 		t.Fatalf("doctor exited %d: %s", status, errOut.String())
 	}
 	for _, line := range strings.Split(out.String(), "\n") {

@@ -375,3 +375,30 @@ func TestSymlinkedStartBothPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestProbeBudgetEveryPath: on every path of the wrapper, nowhook
+// doctor's NOWHOOK_PROBE_BUDGET shortens the budget that a hanging kbs
+// meets, and a value above the wrapper's --timeout leaves it as it is.
+// The debug log names the budget the run kept (never timed).
+func TestProbeBudgetEveryPath(t *testing.T) {
+	proj := project(t)
+	wrapper := writeWrapper(t, time.Second)
+	for _, c := range []struct {
+		probe, goLog, pythonLog string
+	}{
+		{"0.3", "budget 300ms (" + ProbeBudgetEnv, "(budget 0.3s)"},
+		{"30", ProbeBudgetEnv + "=30 ignored", "(budget 1s)"},
+	} {
+		for _, wp := range wrapperPaths {
+			_, stderr := runWrapper(t, wrapper, toolDir(t, wp.tools...), compactPayload,
+				"CLAUDE_PROJECT_DIR="+proj, "FAKE_KBS_MODE=hang", ProbeBudgetEnv+"="+c.probe)
+			want := c.goLog
+			if strings.HasPrefix(wp.name, "python3") {
+				want = c.pythonLog
+			}
+			if !strings.Contains(stderr, want) {
+				t.Errorf("wrapper via %s, %s=%s: the debug log does not say %q:\n%s", wp.name, ProbeBudgetEnv, c.probe, want, stderr)
+			}
+		}
+	}
+}

@@ -26,6 +26,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -72,6 +73,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}()
 	cfg, help := parseFlags(args, log)
+	cfg.budget = probeBudget(cfg.budget, os.Getenv(ProbeBudgetEnv), log)
 	if help && cfg.mode == modeGeminiTurn {
 		fmt.Fprint(stdout, geminiUsage)
 		return 0
@@ -146,6 +148,8 @@ compression (nowhook reminder --gemini-turn --help says more).
 Every mode reads the hook payload from stdin, runs $KBS, kbs or kanbus
 with "now --json --list" under the budget, prints nothing on any failure,
 and always exits 0. Set NOWHOOK_DEBUG=1 to see why it printed nothing.
+NOWHOOK_PROBE_BUDGET=SECONDS, which only nowhook doctor's quick live runs
+set, gives kbs that shorter budget; it never lengthens --timeout's.
 
 Flags:
   --timeout DURATION   the budget for kbs (default 5s; 2s with --hint)
@@ -248,6 +252,30 @@ func parseFlags(args []string, log logger) (cfg config, help bool) {
 		cfg.window = 0
 	}
 	return cfg, false
+}
+
+// ProbeBudgetEnv names the variable through which nowhook doctor's quick
+// live runs give kbs a shorter budget than the wrapper's --timeout: a
+// number of seconds ("0.5"). Only doctor sets it. It can only shorten the
+// budget: a value that is not a positive number below --timeout's is
+// ignored, so a stray setting never makes a hook wait longer. (The
+// wrapper's python3 fallback reads it by the same rule.)
+const ProbeBudgetEnv = "NOWHOOK_PROBE_BUDGET"
+
+// probeBudget is the budget once ProbeBudgetEnv's value (probe) is
+// applied to the flags' budget.
+func probeBudget(budget time.Duration, probe string, log logger) time.Duration {
+	if probe == "" {
+		return budget
+	}
+	secs, err := strconv.ParseFloat(probe, 64)
+	if err != nil || !(secs > 0 && secs < budget.Seconds()) || time.Duration(secs*float64(time.Second)) <= 0 {
+		log.printf("%s=%s ignored: it may only shorten the budget of %s, to a positive number of seconds", ProbeBudgetEnv, probe, budget)
+		return budget
+	}
+	p := time.Duration(secs * float64(time.Second))
+	log.printf("budget %s (%s; --timeout gives %s)", p, ProbeBudgetEnv, budget)
+	return p
 }
 
 func btoi(b bool) int {

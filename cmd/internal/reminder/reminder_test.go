@@ -454,3 +454,56 @@ func TestStoppedBySignal(t *testing.T) {
 		})
 	}
 }
+
+// TestProbeBudget: NOWHOOK_PROBE_BUDGET, which only nowhook doctor's quick
+// live runs set, shortens the budget to its number of seconds and never
+// lengthens it; anything else leaves --timeout's budget, and says so in
+// the debug log.
+func TestProbeBudget(t *testing.T) {
+	for _, c := range []struct {
+		budget time.Duration
+		probe  string
+		want   time.Duration
+	}{
+		{5 * time.Second, "", 5 * time.Second},
+		{5 * time.Second, "0.5", 500 * time.Millisecond},
+		{5 * time.Second, "1", time.Second},
+		{time.Second, "0.25", 250 * time.Millisecond},
+		{5 * time.Second, "5", 5 * time.Second},
+		{5 * time.Second, "10", 5 * time.Second},
+		{time.Second, "30", time.Second},
+		{5 * time.Second, "0", 5 * time.Second},
+		{5 * time.Second, "-1", 5 * time.Second},
+		{5 * time.Second, "NaN", 5 * time.Second},
+		{5 * time.Second, "Inf", 5 * time.Second},
+		{5 * time.Second, "1e300", 5 * time.Second},
+		{5 * time.Second, "1e-300", 5 * time.Second},
+		{5 * time.Second, "500ms", 5 * time.Second},
+		{5 * time.Second, "soon", 5 * time.Second},
+	} {
+		var log bytes.Buffer
+		got := probeBudget(c.budget, c.probe, logger{w: &log, on: true})
+		if got != c.want {
+			t.Errorf("budget %s, %s=%q: %s, want %s", c.budget, ProbeBudgetEnv, c.probe, got, c.want)
+		}
+		if c.probe != "" && !strings.Contains(log.String(), ProbeBudgetEnv) {
+			t.Errorf("budget %s, %s=%q: the debug log does not say what became of it: %q", c.budget, ProbeBudgetEnv, c.probe, log.String())
+		}
+	}
+}
+
+// TestProbeBudgetReachesRun: Run applies NOWHOOK_PROBE_BUDGET in every
+// mode, as its debug log shows.
+func TestProbeBudgetReachesRun(t *testing.T) {
+	t.Setenv(ProbeBudgetEnv, "0.2")
+	t.Setenv("NOWHOOK_DEBUG", "1")
+	t.Setenv("CLAUDE_PROJECT_DIR", "")
+	t.Setenv("KBS", "")
+	for _, args := range [][]string{{"--timeout", "5s"}, {"--checkpoint"}, {"--hint"}, {"--gemini-turn"}} {
+		var stdout, stderr bytes.Buffer
+		Run(args, strings.NewReader(`{"source":"startup"}`), &stdout, &stderr)
+		if !strings.Contains(stderr.String(), "budget 200ms ("+ProbeBudgetEnv) {
+			t.Errorf("Run %v with %s=0.2: the debug log does not show the 200ms budget:\n%s", args, ProbeBudgetEnv, stderr.String())
+		}
+	}
+}

@@ -375,11 +375,16 @@ func Detect(root string) []Found {
 	return out
 }
 
-// Markers lists every agent's markers, for messages.
+// Markers lists every agent's markers, for messages, each once (Gemini
+// CLI and Antigravity both take GEMINI.md as a sign of use).
 func Markers() []string {
 	var m []string
 	for _, a := range All {
-		m = append(m, a.Markers...)
+		for _, mark := range a.Markers {
+			if !contains(m, mark) {
+				m = append(m, mark)
+			}
+		}
 	}
 	return m
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/generate"
+	"github.com/nowhook/nowhook/scripts"
 )
 
 // Codex CLI (docs/platforms.md#codex-cli): a SessionStart hook with matcher
@@ -110,8 +111,11 @@ var codexReads = Reads{
 	},
 }
 
+// codexName is Codex's --agents name.
+const codexName = "codex"
+
 var codex = &Agent{
-	Name:     "codex",
+	Name:     codexName,
 	Title:    "Codex CLI",
 	Default:  Reinject,
 	Fallback: true,
@@ -592,8 +596,13 @@ var codexTrustCheck = Check{Name: "trust",
 }
 
 // startCodexTrust asks codex app-server for the hooks' trust, in the
-// background, when our hook is installed and codex has been run here
-// before (it writes its state under CODEX_HOME).
+// background, under doctor --live, when our hook is installed and codex
+// has been run here before (it writes its state under CODEX_HOME).
+// Without --live doctor computes the trust from the user config, as Codex
+// does (measured on the pinned client; the client row says whether this
+// codex is that one). Without codex on PATH nothing on this machine runs
+// the hook: the rows are info, with the command that installs Codex and
+// trusts the hook.
 func startCodexTrust(ctx context.Context, v View) func() []diag.Finding {
 	if len(codexOurHandlers(v.Agent(), v.HookFiles(), false)) == 0 {
 		return func() []diag.Finding { return codexTrust(v, nil, "") }
@@ -601,7 +610,10 @@ func startCodexTrust(ctx context.Context, v View) func() []diag.Finding {
 	codexHome := codexpkg.Home(v.Env())
 	bin, err := codexpkg.Find(v.Env(), CodexBinary)
 	if err != nil {
-		return func() []diag.Finding { return codexTrust(v, nil, CodexBinary+" is not on PATH") }
+		return func() []diag.Finding { return codexNotInstalled(codexTrust(v, nil, CodexBinary+" is not on PATH")) }
+	}
+	if !v.Live() {
+		return func() []diag.Finding { return codexTrust(v, nil, "nowhook doctor --live asks codex app-server") }
 	}
 	if _, err := os.Lstat(codexHome); err != nil {
 		return func() []diag.Finding {
@@ -614,6 +626,24 @@ func startCodexTrust(ctx context.Context, v View) func() []diag.Finding {
 		wait()
 		return codexTrust(v, &res, "")
 	}
+}
+
+// codexNotInstalled makes the trust rows of a machine without codex
+// info: no Codex here skips the hook, and each user with Codex trusts it
+// on their own machine; the fix installs the pinned Codex first.
+func codexNotInstalled(fs []diag.Finding) []diag.Finding {
+	install := "npm install -g @openai/codex"
+	if pins := scripts.Proven(codexName); len(pins) > 0 {
+		install = pins[len(pins)-1].Install()
+	}
+	for i := range fs {
+		if fs[i].Severity == diag.Warn && strings.HasPrefix(fs[i].Fix, "nowhook setup") {
+			fs[i].Severity = diag.Info
+			fs[i].Message += "; Codex CLI is not installed here, so nothing on this machine skips it yet"
+			fs[i].Fix = install + " && " + fs[i].Fix
+		}
+	}
+	return fs
 }
 
 // codexTrust reports the trust of our entries: from codex app-server's

@@ -115,6 +115,10 @@ type View interface {
 	// Go runs f in the background; doctor waits for it before it ends.
 	// wait waits for it.
 	Go(f func()) (wait func())
+	// Live reports whether doctor runs with --live: a check may then ask
+	// a slow program (Codex's app-server) what it can otherwise judge
+	// from files, within the second a doctor run without --live takes.
+	Live() bool
 }
 
 // Transcript is a synthetic session transcript in an agent's format, for

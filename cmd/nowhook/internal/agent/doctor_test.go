@@ -45,6 +45,7 @@ func (v *fakeView) Mode() Mode    { return v.mode }
 func (v *fakeView) Root() string  { return v.root }
 func (v *fakeView) Env() []string { return v.env }
 func (v *fakeView) Home() string  { return v.home }
+func (v *fakeView) Live() bool    { return false }
 func (v *fakeView) Getenv(k string) string {
 	for _, kv := range v.env {
 		if name, val, _ := strings.Cut(kv, "="); name == k {

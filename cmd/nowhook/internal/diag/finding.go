@@ -68,4 +68,25 @@ type Finding struct {
 	// root for files inside it, absolute otherwise (so that a program
 	// reading --json can open it; messages show $HOME as ~); "" for none.
 	Path string `json:"path"`
+	// Client is what a client row found (doctor's "<agent>.client"), for
+	// a bug report: nil on every other row.
+	Client *Client `json:"client,omitempty"`
+	// Proven is what nowhook was proven on, on the nowhook row alone (a
+	// pointer, so that findings stay comparable).
+	Proven *Proven `json:"proven,omitempty"`
+}
+
+// Proven maps each agent whose client nowhook's real-client tests run to
+// the versions they passed on (scripts/pins.tsv).
+type Proven map[string][]string
+
+// Client is an agent's installed client beside the versions nowhook's
+// real-client tests passed on (scripts/pins.tsv).
+type Client struct {
+	Command string `json:"command"`
+	// Path is where Command is on PATH; "" when it is not.
+	Path string `json:"path,omitempty"`
+	// Installed is the version Command --version printed; "" when none.
+	Installed string   `json:"installed,omitempty"`
+	Proven    []string `json:"proven"`
 }

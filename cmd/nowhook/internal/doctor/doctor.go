@@ -21,6 +21,7 @@ package doctor
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -32,6 +33,7 @@ import (
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/generate"
+	"github.com/nowhook/nowhook/scripts"
 	"github.com/nowhook/nowhook/templates"
 )
 
@@ -76,9 +78,18 @@ type Options struct {
 	// Env is the environment the agents would give their hooks: HOME,
 	// PATH, KBS, CODEX_HOME and CLAUDE_CONFIG_DIR are read from it.
 	Env []string
-	// LiveLimit bounds each live run of a hook (0: the hook's budget plus
-	// 2s, at most 8s).
+	// LiveLimit bounds each live run of a hook (0: the budget the run
+	// gives kbs plus 2s).
 	LiveLimit time.Duration
+	// Live is doctor --live: the live runs give kbs the wrapper's own
+	// budget, every installed hook is run (scripts of the user's too),
+	// and doctor's kbs query waits the whole budget. Without it only
+	// nowhook's own wrappers are run, under a short probe budget that
+	// the hook runtime takes from NOWHOOK_PROBE_BUDGET, so that doctor
+	// answers within a second.
+	Live bool
+	// Version is nowhook's version line, for the nowhook row.
+	Version string
 }
 
 // A check is one named unit of doctor (chezmoi's doctor check): Run looks
@@ -114,7 +125,7 @@ type eachAgent struct{ check }
 
 // agentChecks are doctor's checks of the agent p, in the order of their
 // rows, derived from the agent table's data: every agent gets mode and
-// reach; an agent whose hook files hold something doctor judges (a hook
+// reach, and one with a pin in scripts/pins.tsv client; an agent whose hook files hold something doctor judges (a hook
 // entry of ours, or an event that cannot re-inject) gets hooks-file; one
 // with our hook entries hook and script; the hook format's flags bring
 // disabled (DisableKey), twice (OnceByCommand), inject-event (WrongEvents)
@@ -124,7 +135,11 @@ type eachAgent struct{ check }
 // agent with one (Checkpoint), whose live runs come last.
 func agentChecks(p *agentpkg.Agent) []check {
 	entries := len(p.HookEntries()) > 0
-	cs := []check{modeCheck, reachCheck}
+	cs := []check{modeCheck}
+	if len(scripts.Proven(p.Name)) > 0 {
+		cs = append(cs, clientCheck{})
+	}
+	cs = append(cs, reachCheck)
 	if entries || len(p.Hooks.WrongEvents) > 0 {
 		cs = append(cs, hookFilesCheck)
 	}
@@ -156,7 +171,7 @@ func agentChecks(p *agentpkg.Agent) []check {
 }
 
 // sharedChecks concern every agent, after the agents' own.
-var sharedChecks = []check{noAgentCheck, subFolderCheck, agentsMDCheck, contributingMDCheck, kanbusConfigCheck, kanbusCLICheck, kanbusQueryCheck, liveCheck, runtimeCheck}
+var sharedChecks = []check{noAgentCheck, subFolderCheck, agentsMDCheck, contributingMDCheck, kanbusConfigCheck, kanbusCLICheck, kanbusQueryCheck, liveCheck, runtimeCheck, nowhookCheck}
 
 // Run runs every check and returns the findings in table order.
 func Run(ctx context.Context, o Options) Report {
@@ -218,11 +233,20 @@ func Static(root string, agents []string, env []string) []Finding {
 // (the path stays as it is, for programs that read --json).
 func (d *doctor) run(c check, a *agent, name string) []Finding {
 	fs := c.Run(d, a)
+	var refused *diag.HookFile
+	if a != nil && c.Name() != hookFilesCheck.Name() {
+		refused = a.refusedFile()
+	}
 	for i := range fs {
 		f := &fs[i]
 		f.Check, f.Agent = name, ""
 		if a != nil {
 			f.Agent = a.p.Name
+		}
+		// Setup refuses to edit a file it cannot read as the agent does:
+		// a fix that runs it comes after the hooks-file row's.
+		if refused != nil && strings.HasPrefix(f.Fix, "nowhook setup --yes") {
+			f.Fix = fmt.Sprintf("first correct %s (%s.hooks-file), then: %s", refused.Show, a.p.Name, f.Fix)
 		}
 		f.Message = osutil.Tilde(oneLine(f.Message), d.home)
 		f.Fix = osutil.Tilde(oneLine(f.Fix), d.home)
@@ -264,6 +288,8 @@ type doctor struct {
 	env      []string
 	home     string
 	limit    time.Duration
+	live     bool
+	version  string
 	agents   []*agent
 	kanbus   detect.Kanbus
 	agentsMD *mdFile // the file of the on-demand block every agent shares
@@ -271,7 +297,7 @@ type doctor struct {
 }
 
 func newDoctor(o Options) *doctor {
-	d := &doctor{root: o.Root, from: o.Root, env: o.Env, limit: o.LiveLimit}
+	d := &doctor{root: o.Root, from: o.Root, env: o.Env, limit: o.LiveLimit, live: o.Live, version: o.Version}
 	if o.From != "" && (o.From == o.Root || within(o.Root, o.From)) {
 		d.from, d.fromWD = o.From, true
 	}
@@ -302,6 +328,8 @@ type agent struct {
 	// started are the reports of the agent's own checks that started
 	// (agentpkg.Check.Start), by the check's name.
 	started map[string]func() []Finding
+	// client is the client row's `--version`, once started (clients.go).
+	client *clientRun
 }
 
 func (a *agent) present() bool {

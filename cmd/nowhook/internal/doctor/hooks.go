@@ -93,6 +93,35 @@ func refusedAt(f *diag.HookFile, s diag.ShapeProblem) bool {
 	return f.Refused != nil && f.Refused.Line == s.Line && strings.HasPrefix(f.Refused.Problem, s.At+" ")
 }
 
+// brokenFile returns the agent's repository hook file rel when the agent
+// cannot load it or setup refuses to edit it (the hooks-file row says
+// which, with its fix), else nil.
+func (a *agent) brokenFile(rel string) *diag.HookFile {
+	for _, f := range a.files {
+		if !f.User && f.Show == rel && (f.ReadErr != nil || f.ParseErr != nil || f.Refused != nil || f.Dropped != nil) {
+			return f
+		}
+	}
+	return nil
+}
+
+// refusedFile returns the first of the agent's repository hook files that
+// setup would have to edit for one of the agent's entries (its own or the
+// checkpoint's) and refuses to, or that cannot be read; nil for none.
+func (a *agent) refusedFile() *diag.HookFile {
+	for _, f := range a.files {
+		if f.User || (f.Refused == nil && f.ReadErr == nil) {
+			continue
+		}
+		for _, s := range append(append([]*ourSpec(nil), a.specs...), a.checkpoint...) {
+			if s.rel == f.Show {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
 // dropsWholeFile reports whether the agent validates whole hook files.
 func (a *agent) dropsWholeFile() bool {
 	for _, s := range a.specs {
@@ -130,7 +159,9 @@ var ourHookCheck = checkFunc{"hook", func(d *doctor, a *agent) []Finding {
 	budget := d.budget()
 	for _, s := range a.specs {
 		if len(s.ours) == 0 {
-			if a.mode == s.mode && a.mode != "" {
+			// A file the agent cannot load is the hooks-file row's, with
+			// the fix that works (setup refuses to edit it until then).
+			if a.mode == s.mode && a.mode != "" && a.brokenFile(s.rel) == nil {
 				out = append(out, Finding{Severity: Error, Path: s.rel,
 					Message: fmt.Sprintf("%s is installed, but no %s hook in %s runs it, so %s never runs it", s.script, s.schema.Event, s.rel, a.p.Title),
 					Fix:     d.setupFix(a.p.Name + "=" + string(s.mode))})
@@ -389,7 +420,7 @@ func (d *doctor) ownedScript(rel, path, lost string, setup func(extra ...string)
 		f.Message = fmt.Sprintf("%s is Kanbus's hand-copied example wrapper (bash and python3, no limit on kbs without coreutils timeout); setup upgrades it", rel)
 		f.Fix = setup()
 	case state == generate.ScriptKanbusLike:
-		f.Message = fmt.Sprintf("%s is a hand-made Kanbus compaction wrapper, not a copy nowhook knows, so it is yours and setup leaves it alone (the live runs show what it does when kbs fails or hangs)", rel)
+		f.Message = fmt.Sprintf("%s is a hand-made Kanbus compaction wrapper, not a copy nowhook knows, so it is yours and setup leaves it alone (the live runs of nowhook doctor --live show what it does when kbs fails or hangs)", rel)
 		f.Fix = setup("--force")
 	default:
 		f.Message = fmt.Sprintf("%s has no nowhook signature line, so it is yours: doctor cannot tell whether it is current", rel)

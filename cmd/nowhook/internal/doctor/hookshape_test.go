@@ -72,13 +72,30 @@ func TestHookShape(t *testing.T) {
 }
 
 // TestStrictSettings: Claude Code reads its settings as strict JSON, so a
-// comment there is an error, and the hook in that file is not called
-// ok: Claude Code ignores the whole file. Cursor's hooks.json takes it.
+// comment there is an error, and the hook in that file is not called ok:
+// Claude Code ignores the whole file. That one error is the only one, with
+// the fix that works: no hook row says that no hook runs the script (with
+// a setup command that setup refuses), and another row's setup command
+// comes after it. Cursor's hooks.json takes a comment.
 func TestStrictSettings(t *testing.T) {
 	r := claudeEdited(t, replace(t, "{\n", "{\n  // mine\n"))
 	fs := Static(r.root, []string{"claude"}, r.env)
 	expectOne(t, fs, "claude.hooks-file", Error, ".claude/settings.json:2:3: has a comment", "Claude Code currently ignores this whole file")
-	expectOne(t, fs, "claude.hook", Error, "no SessionStart hook in .claude/settings.json runs it")
+	if got := find(fs, "claude.hook"); len(got) > 0 {
+		t.Errorf("a hook row beside the file's error:\n%s", dump(got))
+	}
+	for _, f := range fs {
+		if f.Severity == Error && f.Check != "claude.hooks-file" {
+			t.Errorf("a second error: %s %s", f.Check, f.Message)
+		}
+		if strings.HasPrefix(f.Fix, "nowhook setup") {
+			t.Errorf("%s's fix runs setup, which refuses the file: %s", f.Check, f.Fix)
+		}
+	}
+	cp := expectOne(t, fs, "claude.checkpoint", Info, "the checkpoint is off")
+	if want := "first correct .claude/settings.json (claude.hooks-file), then: nowhook setup --yes --agents claude --checkpoint"; cp.Fix != want {
+		t.Errorf("checkpoint fix %q, want %q", cp.Fix, want)
+	}
 
 	r = newRepo(t)
 	r.write(".cursor/hooks.json", "{\n  // mine\n  \"version\": 1,\n  \"hooks\": {}\n}\n", 0o644)

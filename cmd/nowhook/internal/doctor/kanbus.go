@@ -36,27 +36,39 @@ func (d *doctor) findKbs() (prog, how string) {
 type kbsQuery struct {
 	prog   string
 	dir    string
-	budget time.Duration
-	first  procResult
-	raw    *procResult
+	budget time.Duration // the hook's
+	// limit is how long doctor waits for each call: the budget under
+	// --live, otherwise no more than the quick runs' probe budget.
+	limit time.Duration
+	first procResult
+	raw   *procResult
 }
 
-func (d *doctor) runQuery(ctx context.Context, prog, dir string, budget time.Duration) kbsQuery {
-	q := kbsQuery{prog: prog, dir: dir, budget: budget}
-	run := func(raw bool) procResult {
+func (d *doctor) runQuery(ctx context.Context, prog, dir string, budget, limit time.Duration) kbsQuery {
+	q := kbsQuery{prog: prog, dir: dir, budget: budget, limit: limit}
+	run := func(raw bool, limit time.Duration) procResult {
 		argv := []string{prog, "now", "--json", "--list"}
 		if raw {
 			argv = append(argv, "--raw")
 		}
-		return runProc(ctx, proc{argv: argv, dir: dir, env: d.env, limit: budget})
+		return runProc(ctx, proc{argv: argv, dir: dir, env: d.env, limit: limit})
 	}
-	q.first = run(false)
+	q.first = run(false, limit)
 	if q.first.startErr == nil && !q.first.killed && q.first.exit != 0 {
-		r := run(true)
+		if q.quick() {
+			// The retry gets what the hook would leave it, within the
+			// quick wait once more.
+			limit = max(min(budget-q.first.elapsed, limit), 0)
+		}
+		r := run(true, limit)
 		q.raw = &r
 	}
 	return q
 }
+
+// quick reports whether doctor stopped waiting for kbs before the hook
+// would: outside --live.
+func (q kbsQuery) quick() bool { return q.limit < q.budget }
 
 // kanbusConfigCheck: the hook prints nothing outside a Kanbus project. It
 // looks for .kanbus.yml as the hook runtime and setup do: from the session's
@@ -314,6 +326,14 @@ var kanbusQueryCheck = checkFunc{"kanbus.query", func(d *doctor, _ *agent) []Fin
 		f.Severity = Error
 		f.Message = fmt.Sprintf("%s cannot be started (%v), so the hook prints nothing", q.prog, first.startErr)
 		f.Fix = "reinstall Kanbus, then check with: " + cmd
+	case q.quick() && (first.killed || q.raw != nil && q.raw.killed):
+		f.Severity = Info
+		what := "`" + cmd + "`"
+		if !first.killed {
+			what = fmt.Sprintf("`%s` exits %d (%s), and its --raw retry", cmd, first.exit, firstLine(first.stderr))
+		}
+		f.Message = fmt.Sprintf("%s did not answer within doctor's quick wait of %s (the hook gives it %s); nowhook doctor --live waits the whole budget and says whether it answers in time", what, q.limit, q.budget)
+		f.Fix = "nowhook doctor --live" + d.dirFlag
 	case first.killed:
 		f.Severity = Error
 		f.Message = fmt.Sprintf("`%s` did not answer within the hook's budget of %s, so the hook prints nothing", cmd, q.budget)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
+	"github.com/nowhook/nowhook/cmd/internal/reminder"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
@@ -68,8 +69,30 @@ type liveJob struct {
 	ownBudget bool
 	limit     time.Duration
 	timeout   string // the entry's timeout, as written
-	runs      []*future[liveRun]
+	// probe is the short budget of doctor's quick runs of nowhook's own
+	// wrapper (NOWHOOK_PROBE_BUDGET), 0 under --live: the runs then prove
+	// that the wrapper gives up on a hanging kbs, and the file checks that
+	// it is nowhook's, unchanged, with budget.
+	probe time.Duration
+	// notRun says why the hook was not run (a script that is not
+	// nowhook's, outside --live; a matcher that never selects compact).
+	notRun string
+	runs   []*future[liveRun]
 }
+
+// effective is the budget the job's runs give kbs.
+func (j *liveJob) effective() time.Duration {
+	if j.probe > 0 {
+		return j.probe
+	}
+	return j.budget
+}
+
+// probeBudget is the budget doctor's quick live runs give kbs, through
+// the hook runtime's NOWHOOK_PROBE_BUDGET, in nowhook's own wrappers; it
+// also bounds doctor's own kbs query outside --live. With it the whole
+// doctor run takes under a second even when kbs hangs.
+const probeBudget = 500 * time.Millisecond
 
 // slowResults are the checks that run programs, started together so that
 // doctor takes about one hook budget overall. (The checks that start a
@@ -115,7 +138,11 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 	ctx, cancel := context.WithTimeout(ctx, longest+overallSlack)
 	if d.kanbus.Config != "" {
 		if prog, _ := d.findKbs(); prog != "" {
-			d.slow.query = start(func() kbsQuery { return d.runQuery(ctx, prog, d.queryDir(), budget) })
+			limit := budget
+			if !d.live {
+				limit = min(budget, probeBudget)
+			}
+			d.slow.query = start(func() kbsQuery { return d.runQuery(ctx, prog, d.queryDir(), budget, limit) })
 		}
 	}
 	for _, a := range d.present() {
@@ -137,22 +164,30 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 			if !ok {
 				continue
 			}
-			tmp, err := d.scratch()
-			if err != nil {
-				d.slow.liveSkipped = "cannot make a temporary directory for the fake kbs: " + err.Error()
-				continue
-			}
 			job := &liveJob{a: a, h: h, budget: budget}
 			if b, ok := diag.ScriptBudget(filepath.Join(d.root, s.script)); ok {
 				job.budget, job.ownBudget = b, true
 			}
+			if t, ok := h.Obj["timeout"].(json.Number); ok {
+				job.timeout = t.String()
+			}
+			d.slow.live = append(d.slow.live, job)
+			if job.notRun = d.notRun(a, s, h); job.notRun != "" {
+				continue
+			}
+			if !d.live {
+				job.probe = probeBudget
+			}
 			job.limit = d.limit
 			if job.limit == 0 {
 				// The hanging-kbs run takes the whole budget: wait for it.
-				job.limit = job.budget + 2*time.Second
+				job.limit = job.effective() + 2*time.Second
 			}
-			if t, ok := h.Obj["timeout"].(json.Number); ok {
-				job.timeout = t.String()
+			tmp, err := d.scratch()
+			if err != nil {
+				d.slow.liveSkipped = "cannot make a temporary directory for the fake kbs: " + err.Error()
+				d.slow.live = d.slow.live[:len(d.slow.live)-1]
+				continue
 			}
 			for _, sc := range []scenario{{name: "your kbs"}, {name: "failing kbs", fake: failingKbs}, {name: "hanging kbs", fake: hangingKbs, hangs: true}} {
 				var fk *fake
@@ -164,7 +199,6 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 				}
 				job.runs = append(job.runs, start(func() liveRun { return d.runHook(ctx, job, sc, fk) }))
 			}
-			d.slow.live = append(d.slow.live, job)
 		}
 	}
 	return func() {
@@ -202,6 +236,27 @@ func writeFake(dir, script string) (*fake, error) {
 	return fk, nil
 }
 
+// notRun says why doctor does not run the hook h of spec s, or "". A
+// hook whose group's matcher never selects compact is not run: the agent
+// would not run it after a compaction either (the hook row says why).
+// Outside --live only nowhook's own wrapper is run, whose budget the
+// quick runs can prove, and a missing script, whose command fails at once
+// (the script row says what that means); any other script waits out its
+// own budget, or none, with a hanging kbs.
+func (d *doctor) notRun(a *agent, s *ourSpec, h diag.Handler) string {
+	if a.p.Hooks.Layout == agentpkg.LayoutGrouped && (h.BadMatch || !matchMatcher(h.Matcher, "compact").matches) {
+		return fmt.Sprintf("not run: %s does not run this hook after a compaction (%s.hook says why)", a.p.Title, a.p.Name)
+	}
+	if d.live {
+		return ""
+	}
+	switch state, _ := generate.InspectScript(d.readScript(s.script)); state {
+	case generate.ScriptOurs, generate.ScriptAbsent:
+		return ""
+	}
+	return fmt.Sprintf("not run: %s is not nowhook's wrapper (%s.script says whose it is), so a quick run cannot prove its budget; nowhook doctor --live runs it with your kbs, a failing one and a hanging one", s.script, a.p.Name)
+}
+
 // firstRunnable picks the handler to run: a well-wrapped one, in the
 // repository's own file if there is one.
 func firstRunnable(ours []diag.Handler) (diag.Handler, bool) {
@@ -225,7 +280,7 @@ func firstRunnable(ours []diag.Handler) (diag.Handler, bool) {
 // KBS names it and its directory comes first on PATH. extra are
 // VAR=value settings that replace the environment's.
 func (d *doctor) hookEnv(a *agent, fk *fake, extra ...string) []string {
-	drop := map[string]bool{"NOWHOOK_DEBUG": true}
+	drop := map[string]bool{"NOWHOOK_DEBUG": true, reminder.ProbeBudgetEnv: true}
 	if fk != nil {
 		drop["KBS"] = true
 		drop["PATH"] = true
@@ -266,10 +321,14 @@ func (d *doctor) runHook(ctx context.Context, job *liveJob, sc scenario, fk *fak
 		"source":          "compact",
 	})
 	r := liveRun{scenario: sc}
+	var extra []string
+	if job.probe > 0 {
+		extra = append(extra, reminder.ProbeBudgetEnv+"="+strconv.FormatFloat(job.probe.Seconds(), 'f', -1, 64))
+	}
 	r.res = runProc(ctx, proc{
 		argv:  []string{job.a.p.Hooks.Shell, "-c", job.h.Command},
 		dir:   d.root,
-		env:   d.hookEnv(job.a, fk),
+		env:   d.hookEnv(job.a, fk, extra...),
 		stdin: append(payload, '\n'),
 		limit: job.limit,
 	})
@@ -330,21 +389,40 @@ var liveCheck = eachAgent{checkFunc{"live", func(d *doctor, a *agent) []Finding 
 			Message: "did not run the installed hooks: " + d.slow.liveSkipped,
 			Fix:     "point TMPDIR at a writable directory, then run nowhook doctor again"}}
 	}
-	items := -1
-	if d.slow.query != nil {
-		items = d.slow.query.wait().items()
-	}
 	var out []Finding
 	for _, job := range d.slow.live {
 		if job.a == a {
-			out = append(out, d.liveFinding(job, items))
+			out = append(out, d.liveFinding(job, d.queryItems(job)))
 		}
 	}
 	return out
 }}}
 
+// queryItems is the number of items the job's run with the user's kbs
+// should print, from doctor's own query: -1 when unknown. Under the quick
+// runs' probe budget the hook has no second left to retry with --raw, and
+// a kbs that took more than half that budget to answer doctor is too
+// close to it to call a run that printed nothing wrong: -1 then too.
+func (d *doctor) queryItems(job *liveJob) int {
+	if d.slow.query == nil {
+		return -1
+	}
+	q := d.slow.query.wait()
+	if job.probe > 0 && (q.raw != nil || q.first.elapsed > job.probe/2) {
+		return -1
+	}
+	return q.items()
+}
+
 // liveFinding is the row of one hook's live runs.
 func (d *doctor) liveFinding(job *liveJob, items int) Finding {
+	if job.notRun != "" {
+		f := Finding{Severity: Info, Path: job.h.File.Show, Message: job.notRun}
+		if !strings.Contains(job.notRun, ".hook says why") {
+			f.Fix = "nowhook doctor --live" + d.dirFlag
+		}
+		return f
+	}
 	runs := make([]liveRun, len(job.runs))
 	var yours *liveRun
 	for i, fu := range job.runs {
@@ -358,13 +436,14 @@ func (d *doctor) liveFinding(job *liveJob, items int) Finding {
 	f := Finding{Path: job.h.File.Show}
 	var parts, names []string
 	var lacks lacking
-	debug := false
+	debug, recheck := false, false
 	last := ""
 	for i, r := range runs {
 		v := d.judge(job, r, yours, items)
 		f.Severity = max(f.Severity, v.sev)
 		lacks = lacks.or(v.lacks)
 		debug = debug || v.debug
+		recheck = recheck || v.recheck
 		// Runs that failed the same way (without a time) share one part.
 		if i > 0 && (v.text != last || strings.Contains(v.text, " in ")) {
 			parts = append(parts, strings.Join(names, ", ")+": "+last)
@@ -375,7 +454,11 @@ func (d *doctor) liveFinding(job *liveJob, items int) Finding {
 	if len(names) > 0 {
 		parts = append(parts, strings.Join(names, ", ")+": "+last)
 	}
-	f.Message = fmt.Sprintf("ran %s's compact hook (%s -c, compact SessionStart payload): %s", job.a.p.Title, job.a.p.Hooks.Shell, strings.Join(parts, "; "))
+	how := "compact SessionStart payload"
+	if job.probe > 0 {
+		how += ", probe budget " + job.probe.String()
+	}
+	f.Message = fmt.Sprintf("ran %s's compact hook (%s -c, %s): %s", job.a.p.Title, job.a.p.Hooks.Shell, how, strings.Join(parts, "; "))
 	// A script that is not nowhook's: say what the probes showed it
 	// lacks, and offer nowhook's wrapper. Ours: NOWHOOK_DEBUG shows why it
 	// printed nothing or never called kbs.
@@ -385,17 +468,40 @@ func (d *doctor) liveFinding(job *liveJob, items int) Finding {
 		f.Message += "; " + lacks.say(script, state)
 	}
 	debug = debug || (state == generate.ScriptOurs && len(lacks.missedKbs) > 0)
+	// One problem, one fix: a script that is missing, not a file or not
+	// executable is the script row's to fix; nowhook's own wrapper, with
+	// its file in order, a plain setup rewrites; only a script of the
+	// user's needs --force. The command is spelled as the script and hook
+	// rows spell it (the live runs are re-inject's).
+	arg := job.a.p.Name + "=" + string(agentpkg.Reinject)
+	setup := d.setupFix(arg)
+	if state != generate.ScriptOurs && state != generate.ScriptAbsent {
+		setup = d.setupFix(arg, "--force")
+	}
 	switch {
-	case state == generate.ScriptAbsent && f.Severity > OK:
-		f.Fix = d.setupFix(job.a.p.Name)
+	case f.Severity > OK && d.scriptFileBroken(script):
+		f.Message += fmt.Sprintf("; %s.script names the cause and its fix", job.a.p.Name)
 	case f.Severity == Error:
-		f.Fix = d.setupFix(job.a.p.Name, "--force")
-	case debug && f.Severity > OK:
+		f.Fix = setup
+	case debug && f.Severity > OK && !recheck:
 		f.Fix = fmt.Sprintf(`echo '{"source":"compact"}' | NOWHOOK_DEBUG=1 %s`, d.showFix(filepath.Join(d.root, script)))
+	case recheck:
+		f.Fix = "nowhook doctor --live" + d.dirFlag
 	case yoursToFix, f.Severity > Info:
-		f.Fix = d.setupFix(job.a.p.Name, "--force")
+		f.Fix = setup
 	}
 	return f
+}
+
+// scriptFileBroken reports whether the repository's script rel is
+// missing, not a regular file or not executable: what the script row
+// reports, with its fix.
+func (d *doctor) scriptFileBroken(rel string) bool {
+	if rel == "" {
+		return false
+	}
+	info, err := os.Stat(filepath.Join(d.root, filepath.FromSlash(rel)))
+	return err != nil || !info.Mode().IsRegular() || info.Mode()&0o111 == 0
 }
 
 // withoutScript says what the hook does while its script is missing, as
@@ -521,8 +627,11 @@ type verdict struct {
 	sev   Severity
 	text  string // the run, described without the scenario's name
 	lacks lacking
-	debug bool     // NOWHOOK_DEBUG would show why it printed nothing
-	notes []string // what the run did, for text
+	debug bool // NOWHOOK_DEBUG would show why it printed nothing
+	// recheck: a quick run under the probe budget could not tell; doctor
+	// --live, with the wrapper's own budget, can.
+	recheck bool
+	notes   []string // what the run did, for text
 }
 
 // judge rates one run and describes it. yours is the run with the user's
@@ -533,7 +642,10 @@ func (d *doctor) judge(job *liveJob, r liveRun, yours *liveRun, items int) verdi
 	}
 	res := r.res
 	v := verdict{text: fmt.Sprintf("exit %d in %s", res.exit, round(res.elapsed))}
-	if r.scenario.hangs && job.ownBudget {
+	switch {
+	case r.scenario.hangs && job.probe > 0 && job.ownBudget:
+		v.text += fmt.Sprintf(" (probe budget %s; the wrapper's own is %s)", job.probe, job.budget)
+	case r.scenario.hangs && job.ownBudget:
 		v.text += fmt.Sprintf(" (budget %s)", job.budget)
 	}
 	v.judgeExit(r, yours)
@@ -564,6 +676,9 @@ func judgeStopped(job *liveJob, r liveRun, yours *liveRun) (v verdict, stopped b
 	switch {
 	case res.startErr != nil:
 		v.sev, v.text = Error, fmt.Sprintf("cannot start %s: %v", job.a.p.Hooks.Shell, res.startErr)
+	case res.killed && job.probe > 0:
+		v.sev, v.recheck = Warn, true
+		v.text = fmt.Sprintf("still running after %s, stopped by doctor: the hook runtime did not take the %s probe budget (%s; is the nowhook-reminder on PATH older than this nowhook?), so this quick run cannot tell whether it keeps its own %s", round(job.limit), job.probe, reminder.ProbeBudgetEnv, job.budget)
 	case res.killed:
 		v.sev, v.text = Error, fmt.Sprintf("still running after %s, stopped by doctor; the wrapper should give up after its %s budget%s", round(job.limit), job.budget, agentLimit)
 		if !job.ownBudget {
@@ -603,7 +718,11 @@ func (v *verdict) judgeExit(r liveRun, yours *liveRun) {
 // judgeProcesses rates a run's time and what it left running.
 func (v *verdict) judgeProcesses(job *liveJob, r liveRun) {
 	res := r.res
-	if res.elapsed > job.budget+time.Second {
+	switch {
+	case job.probe > 0 && res.elapsed > job.probe+time.Second:
+		v.note(Info, fmt.Sprintf("slower than the %s probe budget (did the hook runtime take %s?)", job.probe, reminder.ProbeBudgetEnv))
+		v.recheck = true
+	case res.elapsed > job.budget+time.Second:
 		v.note(Warn, fmt.Sprintf("slower than its %s budget", job.budget))
 	}
 	if res.leftover {

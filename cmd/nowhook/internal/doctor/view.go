@@ -57,6 +57,7 @@ func (v view) RunsReminder(h diag.Handler) bool { return v.d.handlerRunsReminder
 func (v view) Budget() time.Duration            { return v.d.budget() }
 func (v view) Show(abs string) string           { return v.d.show(abs) }
 func (v view) ShowFix(abs string) string        { return v.d.showFix(abs) }
+func (v view) Live() bool                       { return v.d.live }
 
 func (v view) SetupFix(agents string, extra ...string) string {
 	return v.d.setupFix(agents, extra...)
