@@ -44,7 +44,7 @@ Flags:
   --scope S   project (the default): the repository, and whether sessions started in its
               sub-folders get the reminder; user: the hook setup --scope user installed in
               your own agent settings (its file, its wrapper, and live runs with a fake kbs)
-`
+` + proveUsage
 
 // doctorOptions is what doctor checks and how it reports.
 type doctorOptions struct {
@@ -52,6 +52,7 @@ type doctorOptions struct {
 	asJSON bool
 	live   bool
 	scope  string
+	prove  bool
 }
 
 func doctorCmd(args []string, io stdio) error {
@@ -61,6 +62,7 @@ func doctorCmd(args []string, io stdio) error {
 	fs.BoolVar(&o.asJSON, "json", false, "")
 	fs.BoolVar(&o.live, "live", false, "")
 	fs.StringVar(&o.scope, "scope", scopeProject, "")
+	fs.BoolVar(&o.prove, "prove", false, "")
 	if done, err := parseFlags(fs, args, help{whole: doctorUsage}, io); done || err != nil {
 		return err
 	}
@@ -71,7 +73,11 @@ func doctorCmd(args []string, io stdio) error {
 	case o.scope == scopeUser && o.dir != "":
 		return &cmdError{err: errors.New("--dir names a repository, and --scope user checks your own agent settings outside any repository; drop --dir"), status: exitUsage}
 	case o.scope == scopeUser:
-		return report(doctor.RunUser(ctx, doctor.Options{Env: os.Environ(), Live: o.live, Version: versionString()}), o.asJSON, io)
+		r := doctor.RunUser(ctx, doctor.Options{Env: os.Environ(), Live: o.live, Version: versionString()})
+		if o.prove {
+			r = withProof(ctx, r, "", true)
+		}
+		return report(r, o.asJSON, io)
 	}
 	root, err := detect.Root(".")
 	if o.dir != "" {
@@ -81,7 +87,11 @@ func doctorCmd(args []string, io stdio) error {
 		return &cmdError{err: fmt.Errorf("--dir: %w", err), status: exitUsage}
 	}
 	wd, _ := os.Getwd()
-	return report(doctor.Run(ctx, doctor.Options{Root: root, Dir: o.dir, Env: os.Environ(), From: wd, Live: o.live, Version: versionString()}), o.asJSON, io)
+	r := doctor.Run(ctx, doctor.Options{Root: root, Dir: o.dir, Env: os.Environ(), From: wd, Live: o.live, Version: versionString()})
+	if o.prove {
+		r = withProof(ctx, r, root, false)
+	}
+	return report(r, o.asJSON, io)
 }
 
 // report prints the report as a table or JSON; an error-level finding

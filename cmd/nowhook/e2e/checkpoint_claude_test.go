@@ -38,25 +38,25 @@ func installClaudeCheckpoint(t *testing.T, ctx context.Context, s *sandbox) {
 // fires after that tool call), stays above 85% for the rest of the first
 // two turns, is compacted, and climbs from 10% to 87% again in the third.
 var claudeCheckpointScript = []checkpointStep{
-	{tool: "echo one", usage: 840_000},   // T1
-	{tool: "echo two", usage: 860_000},   // T2: fires after this tool call
-	{tool: "echo three", usage: 900_000}, // T3: carries the checkpoint
-	{usage: 910_000},                     // T4: end of "hello"
-	{usage: 920_000},                     // T5: "second" (its prompt hook stays latched)
-	{tool: "echo four", usage: 100_000},  // T6: "third", after /compact
-	{tool: "echo five", usage: 870_000},  // T7: fires again
-	{usage: 880_000},                     // T8: carries the second checkpoint
+	{Tool: "echo one", Usage: 840_000},   // T1
+	{Tool: "echo two", Usage: 860_000},   // T2: fires after this tool call
+	{Tool: "echo three", Usage: 900_000}, // T3: carries the checkpoint
+	{Usage: 910_000},                     // T4: end of "hello"
+	{Usage: 920_000},                     // T5: "second" (its prompt hook stays latched)
+	{Tool: "echo four", Usage: 100_000},  // T6: "third", after /compact
+	{Tool: "echo five", Usage: 870_000},  // T7: fires again
+	{Usage: 880_000},                     // T8: carries the second checkpoint
 }
 
 // claudeAutoCheckpointScript is a session (hello, next) whose context
 // reaches 98.5%, past Claude Code's auto-compaction point (977,000 of
 // 1,000,000 tokens, measured), so that the second prompt compacts first.
 var claudeAutoCheckpointScript = []checkpointStep{
-	{tool: "echo one", usage: 860_000},   // T1: fires after this tool call
-	{usage: 985_000},                     // T2: carries it; compaction follows
-	{tool: "echo two", usage: 100_000},   // T3: "next", after the compaction
-	{tool: "echo three", usage: 880_000}, // T4: fires again
-	{usage: 890_000},                     // T5: carries the second checkpoint
+	{Tool: "echo one", Usage: 860_000},   // T1: fires after this tool call
+	{Usage: 985_000},                     // T2: carries it; compaction follows
+	{Tool: "echo two", Usage: 100_000},   // T3: "next", after the compaction
+	{Tool: "echo three", Usage: 880_000}, // T4: fires again
+	{Usage: 890_000},                     // T5: carries the second checkpoint
 }
 
 // claudeCheckpointSession runs the scripted session with kbs behaving as
@@ -76,12 +76,12 @@ func claudeCheckpointRun(t *testing.T, mode kbsMode, script []checkpointStep, pr
 	defer cancel()
 	s = newSandbox(t, mode)
 	m := newCheckpointAnthropic(t, script)
-	env := claudeEnv(s, &anthropicMock{srv: m.srv}) // claudeEnv reads only the server's URL
+	env := claudeEnv(s, m.URL)
 	clientVersion(t, ctx, env, bin)
 	installClaudeCheckpoint(t, ctx, s)
 
 	sess = runClaudeSession(t, ctx, bin, env, s.repo, prompts)
-	reqs := m.requests()
+	reqs := m.Requests()
 	dumpRequests(t, reqs)
 	if len(sess.compactions) != 1 || sess.compactions[0] != trigger {
 		t.Fatalf("compact_boundary triggers = %q, want [%s]", sess.compactions, trigger)

@@ -55,13 +55,13 @@ func installCodexCheckpoint(t *testing.T, ctx context.Context, s *sandbox, bin s
 // after that tool call), stays above, reaches 90000 so that Codex compacts
 // in the middle of the turn, then climbs from 21% to 87% again.
 var codexCheckpointScript = []checkpointStep{
-	{tool: "echo one", usage: 79_000},   // T1: 83%
-	{tool: "echo two", usage: 82_000},   // T2: 86%, fires after this tool call
-	{tool: "echo three", usage: 84_000}, // T3: carries the checkpoint
-	{tool: "echo four", usage: 91_000},  // T4: Codex compacts after this one
-	{tool: "echo five", usage: 20_000},  // T5: after the compaction
-	{tool: "echo six", usage: 83_000},   // T6: 87%, fires again
-	{usage: 84_000},                     // T7: carries the second checkpoint
+	{Tool: "echo one", Usage: 79_000},   // T1: 83%
+	{Tool: "echo two", Usage: 82_000},   // T2: 86%, fires after this tool call
+	{Tool: "echo three", Usage: 84_000}, // T3: carries the checkpoint
+	{Tool: "echo four", Usage: 91_000},  // T4: Codex compacts after this one
+	{Tool: "echo five", Usage: 20_000},  // T5: after the compaction
+	{Tool: "echo six", Usage: 83_000},   // T6: 87%, fires again
+	{Usage: 84_000},                     // T7: carries the second checkpoint
 }
 
 // codexCheckpointRun runs the scripted turn with kbs behaving as mode and
@@ -84,7 +84,7 @@ name = "Mock"
 base_url = "%s/v1"
 wire_api = "responses"
 env_key = "MOCK_API_KEY"
-`+codexSandboxTOML, m.srv.URL), 0o644)
+`+codexSandboxTOML, m.URL), 0o644)
 	env := codexEnv(s, home)
 	clientVersion(t, ctx, env, bin)
 	installCodexCheckpoint(t, ctx, s, bin, env)
@@ -96,7 +96,7 @@ env_key = "MOCK_API_KEY"
 	if !strings.Contains(res.stdout, "from the mock.") {
 		t.Fatalf("codex exec did not print the model's final answer\nstdout:\n%s\nstderr:\n%s", res.stdout, res.stderr)
 	}
-	reqs := m.requests()
+	reqs := m.Requests()
 	dumpRequests(t, reqs)
 	idx := compactionIndex(t, reqs)
 	for i, r := range reqs {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/mockmodel"
 )
 
 // TestClaudeDoctorAcceptsSettings: `claude doctor` (throwaway HOME) reports
@@ -17,7 +19,7 @@ func TestClaudeDoctorAcceptsSettings(t *testing.T) {
 	defer cancel()
 	s := newSandbox(t, kbsFixture)
 	m := newAnthropicMock(t)
-	env := claudeEnv(s, m)
+	env := claudeEnv(s, m.URL)
 	clientVersion(t, ctx, env, bin)
 	setupClaude(t, ctx, s)
 
@@ -72,14 +74,14 @@ func checkClaudeCompaction(t *testing.T, highUsage bool, prompts []string, trigg
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	s := newSandbox(t, kbsFixture)
-	m := newAnthropicMock(t)
-	m.highUsage = highUsage
-	env := claudeEnv(s, m)
+	m, err := mockmodel.NewAnthropic(highUsage)
+	m = startMock(t, m, err)
+	env := claudeEnv(s, m.URL)
 	clientVersion(t, ctx, env, bin)
 	setupClaude(t, ctx, s)
 
 	sess := runClaudeSession(t, ctx, bin, env, s.repo, prompts)
-	reqs := m.requests()
+	reqs := m.Requests()
 	dumpRequests(t, reqs)
 	checkReinjected(t, reqs, expectedReminder(t))
 	if len(sess.compactions) != 1 || sess.compactions[0] != trigger {
@@ -102,12 +104,12 @@ func TestClaudeFailingKbsInjectsNothing(t *testing.T) {
 	defer cancel()
 	s := newSandbox(t, kbsFailing)
 	m := newAnthropicMock(t)
-	env := claudeEnv(s, m)
+	env := claudeEnv(s, m.URL)
 	clientVersion(t, ctx, env, bin)
 	setupClaude(t, ctx, s)
 
 	sess := runClaudeSession(t, ctx, bin, env, s.repo, []string{"hello", "/compact", "What was I working on?"})
-	reqs := m.requests()
+	reqs := m.Requests()
 	dumpRequests(t, reqs)
 	summaryIndex(t, reqs) // it did compact, and asked the model again after
 	checkNoReminder(t, reqs, expectedReminder(t))

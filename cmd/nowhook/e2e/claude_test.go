@@ -12,10 +12,11 @@ import (
 )
 
 // claudeEnv is the whole environment Claude Code runs with (E2E.md): a
-// throwaway HOME, the mock as the only endpoint, no telemetry or updates.
-func claudeEnv(s *sandbox, m *anthropicMock) []string {
+// throwaway HOME, the mock at url as the only endpoint, no telemetry or
+// updates.
+func claudeEnv(s *sandbox, url string) []string {
 	return s.env([]string{
-		"ANTHROPIC_BASE_URL=" + m.srv.URL,
+		"ANTHROPIC_BASE_URL=" + url,
 		"ANTHROPIC_API_KEY=dummy",
 		"DISABLE_TELEMETRY=1",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",

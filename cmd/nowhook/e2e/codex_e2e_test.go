@@ -44,7 +44,7 @@ func codexExecIn(t *testing.T, ctx context.Context, s *sandbox, m *responsesMock
 	if res.err != nil {
 		t.Fatalf("codex exec: %v\nstdout:\n%s\nstderr:\n%s", res.err, res.stdout, res.stderr)
 	}
-	reqs := m.requests()
+	reqs := m.Requests()
 	dumpRequests(t, reqs)
 	if !strings.Contains(res.stdout, "from the mock.") {
 		t.Fatalf("codex exec did not print the model's final answer\nstdout:\n%s\nstderr:\n%s", res.stdout, res.stderr)

@@ -80,7 +80,7 @@ func runCodexManual(t *testing.T, mode kbsMode) codexManualRun {
 	run.nextTurn = a.runTurn(ctx, threadID, "What was I working on?")
 	a.close()
 	run.notes = a.snapshot()
-	run.reqs = m.requests()
+	run.reqs = m.Requests()
 	run.log(t)
 	return run
 }

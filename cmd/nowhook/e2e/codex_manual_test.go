@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/mockmodel"
 )
 
 // codexManualHome writes a user-level Codex config that points at the mock,
@@ -28,7 +30,7 @@ name = "Mock"
 base_url = "%s/v1"
 wire_api = "responses"
 env_key = "MOCK_API_KEY"
-`+codexSandboxTOML, m.srv.URL), 0o644)
+`+codexSandboxTOML, m.URL), 0o644)
 	return home
 }
 
@@ -38,9 +40,7 @@ env_key = "MOCK_API_KEY"
 func newPlainResponsesMock(t *testing.T) *responsesMock {
 	t.Helper()
 	m := newResponsesMock(t)
-	m.mu.Lock()
-	m.toolSent = true // the mock sends its tool call only while this is false
-	m.mu.Unlock()
+	m.NoTool()
 	return m
 }
 
@@ -48,7 +48,7 @@ func newPlainResponsesMock(t *testing.T) *responsesMock {
 // client_metadata["x-codex-turn-metadata"] (a JSON string).
 func turnMetadata(t *testing.T, body []byte) map[string]any {
 	t.Helper()
-	var req responsesRequest
+	var req mockmodel.ResponsesRequest
 	if err := json.Unmarshal(body, &req); err != nil {
 		t.Fatalf("request body: %v", err)
 	}

@@ -38,7 +38,7 @@ name = "Mock"
 base_url = "%s/v1"
 wire_api = "responses"
 env_key = "MOCK_API_KEY"
-`+codexSandboxTOML, m.srv.URL), 0o644)
+`+codexSandboxTOML, m.URL), 0o644)
 	return home
 }
 

@@ -57,7 +57,7 @@ func TestDroidReinjectAfterCompact(t *testing.T) {
 			d.say(ctx, "hello")
 			d.compact(ctx)
 			d.say(ctx, "What was I working on?")
-			reqs := m.requests()
+			reqs := m.Requests()
 			reminder := expectedReminder(t)
 			if c.kbs == kbsFixture {
 				checkOnceAfter(t, reqs, reminder)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/mockmodel"
 )
 
 // TestGeminiContextBlockAfterCompression: after `nowhook setup --yes
@@ -44,8 +46,8 @@ func TestGeminiContextBlockAfterCompression(t *testing.T) {
 	if len(first) == 0 || first[0].Role != "user" {
 		t.Fatalf("the first request has no user message first: %+v", first)
 	}
-	if miss := geminiMissing(first[0].text(), want); len(miss) > 0 {
-		t.Errorf("the first request's first user message lacks %d lines of the kbs-now block, e.g. %q\n%.3000s", len(miss), miss[0], first[0].text())
+	if miss := geminiMissing(first[0].Text(), want); len(miss) > 0 {
+		t.Errorf("the first request's first user message lacks %d lines of the kbs-now block, e.g. %q\n%.3000s", len(miss), miss[0], first[0].Text())
 	}
 
 	summaryAt, after := geminiTurnAfterCompression(t, run.reqs)
@@ -53,16 +55,16 @@ func TestGeminiContextBlockAfterCompression(t *testing.T) {
 	if len(contents) == 0 || contents[0].Role != "user" {
 		t.Fatalf("request %d (the first after the compression) has no user message first: %+v", after, contents)
 	}
-	if miss := geminiMissing(contents[0].text(), want); len(miss) > 0 {
+	if miss := geminiMissing(contents[0].Text(), want); len(miss) > 0 {
 		t.Errorf("request %d, the first after the compression, lacks %d lines of the kbs-now block in its first user message, e.g. %q\n%.3000s",
-			after, len(miss), miss[0], contents[0].text())
+			after, len(miss), miss[0], contents[0].Text())
 	}
 	summary := false
 	for _, c := range contents {
-		if strings.Contains(c.text(), geminiSummary) {
+		if strings.Contains(c.Text(), mockmodel.GeminiSummary) {
 			summary = true
 		}
-		if c.Role == "user" && c.text() == "hello" {
+		if c.Role == "user" && c.Text() == "hello" {
 			t.Errorf("request %d still holds the original prompt: the history was not compressed", after)
 		}
 	}
@@ -110,7 +112,7 @@ func TestGeminiRefusedModeNoBlock(t *testing.T) {
 	run := runGemini(t, ctx, s, m, bin, env)
 	_, idx := geminiTurnAfterCompression(t, run.reqs) // it compressed and asked again
 	for _, i := range []int{0, idx} {
-		if c := geminiContents(t, run.reqs[i]); len(c) == 0 || !strings.Contains(c[0].text(), own) {
+		if c := geminiContents(t, run.reqs[i]); len(c) == 0 || !strings.Contains(c[0].Text(), own) {
 			t.Errorf("request %d does not carry the project's own GEMINI.md: the control proves nothing", i)
 		}
 	}

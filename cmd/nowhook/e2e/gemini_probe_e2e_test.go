@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/mockmodel"
 )
 
 // geminiHookInput is the part of a Gemini CLI hook's stdin the probe reads.
@@ -42,7 +44,7 @@ func TestGeminiHookPayloads(t *testing.T) {
 	defer cancel()
 	s := newSandbox(t, kbsFixture)
 	m := newGeminiMultiMock(t, 2, 0)
-	env := geminiMultiEnv(t, s, m)
+	env := geminiEnv(t, s, m)
 	clientVersion(t, ctx, env, bin)
 	dump := filepath.Join(s.root, "dump")
 	if err := os.MkdirAll(dump, 0o755); err != nil {
@@ -59,7 +61,7 @@ func TestGeminiHookPayloads(t *testing.T) {
 	if res.err != nil {
 		t.Fatalf("gemini -p: %v\n%s%s", res.err, res.stdout, res.stderr)
 	}
-	reqs := m.requests()
+	reqs := m.Requests()
 	dumpRequests(t, reqs)
 	first, turns := geminiFirstTurns(t, reqs)
 	if len(first) != 2 {
@@ -125,7 +127,7 @@ func TestGeminiHookPayloads(t *testing.T) {
 		if compressed != (i > 0) {
 			t.Errorf("BeforeModel %d (turn request %d): history starts from a summary: %v, want %v\n%+v", i, turns[i], compressed, i > 0, msgs)
 		}
-		if i > 0 && !strings.Contains(msgs[0].Content, geminiSnapshot(i)) {
+		if i > 0 && !strings.Contains(msgs[0].Content, mockmodel.GeminiSnapshot(i)) {
 			t.Errorf("BeforeModel %d: the first message does not hold the summary of compression %d", i, i)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/mockmodel"
 )
 
 // The Gemini CLI re-inject (docs/platforms.md#gemini-cli): `nowhook setup
@@ -35,23 +37,12 @@ func setupGeminiTurn(t *testing.T, ctx context.Context, s *sandbox) {
 	t.Logf(".gemini/settings.json as setup wrote it:\n%s", b)
 }
 
-// geminiMultiEnv is geminiEnv for a geminiMultiMock.
-func geminiMultiEnv(t *testing.T, s *sandbox, m *geminiMultiMock) []string {
-	t.Helper()
-	writeFile(t, filepath.Join(s.home, ".gemini", "settings.json"), geminiUserSettings, 0o644)
-	return s.env([]string{
-		"GEMINI_API_KEY=dummy",
-		"GOOGLE_GEMINI_BASE_URL=" + m.srv.URL,
-		"GEMINI_CLI_TRUST_WORKSPACE=true",
-	})
-}
-
 // runGeminiMulti runs `gemini -m MODEL -p hello` in the repository and
 // returns every request the mock received.
-func runGeminiMulti(t *testing.T, ctx context.Context, s *sandbox, m *geminiMultiMock, bin string, env []string) []recordedRequest {
+func runGeminiMulti(t *testing.T, ctx context.Context, s *sandbox, m *geminiMock, bin string, env []string) []recordedRequest {
 	t.Helper()
 	res := runCmd(t, ctx, env, s.repo, "", bin, "-m", geminiModel, "-p", "hello")
-	reqs := m.requests()
+	reqs := m.Requests()
 	dumpRequests(t, reqs)
 	if res.err != nil {
 		t.Fatalf("gemini -p: %v\nstdout:\n%s\nstderr:\n%s", res.err, res.stdout, res.stderr)
@@ -81,7 +72,7 @@ func geminiTwoCompressions(t *testing.T, mode kbsMode, continues int) (*sandbox,
 	s := newSandbox(t, mode)
 	setupGeminiTurn(t, ctx, s)
 	m := newGeminiMultiMock(t, 2, continues)
-	env := geminiMultiEnv(t, s, m)
+	env := geminiEnv(t, s, m)
 	clientVersion(t, ctx, env, bin)
 	return s, runGeminiMulti(t, ctx, s, m, bin, env)
 }
@@ -136,12 +127,12 @@ func TestGeminiReinjectAfterCompression(t *testing.T) {
 			t.Errorf("request %d, the first after compression %d, carries the reminder %d times, want once", i, n, got)
 		case isFirst:
 			c := geminiContents(t, r)
-			text := c[0].text()
-			at, snap := strings.Index(text, reminder), strings.Index(text, geminiSnapshot(n))
+			text := c[0].Text()
+			at, snap := strings.Index(text, reminder), strings.Index(text, mockmodel.GeminiSnapshot(n))
 			if snap < 0 || at < snap {
 				t.Errorf("request %d: the reminder is not after the summary of compression %d in the first message:\n%.3000s", i, n, text)
 			}
-			if len(c) < 2 || c[1].text() != "Got it. Thanks for the additional context!" {
+			if len(c) < 2 || c[1].Text() != "Got it. Thanks for the additional context!" {
 				t.Errorf("request %d: the CLI's acknowledgement no longer follows the summary: %+v", i, c)
 			}
 		}
@@ -198,10 +189,10 @@ func TestGeminiReinjectSubfolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := newGeminiMultiMock(t, 1, 0)
-	env := geminiMultiEnv(t, s, m)
+	env := geminiEnv(t, s, m)
 	clientVersion(t, ctx, env, bin)
 	res := runCmd(t, ctx, env, sub, "", bin, "-m", geminiModel, "-p", "hello")
-	reqs := m.requests()
+	reqs := m.Requests()
 	dumpRequests(t, reqs)
 	if res.err != nil {
 		t.Fatalf("gemini -p in sub/deeper: %v\n%s%s", res.err, res.stdout, res.stderr)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/mockmodel"
 	"github.com/nowhook/nowhook/templates"
 )
 
@@ -37,7 +38,7 @@ func geminiEnv(t *testing.T, s *sandbox, m *geminiMock) []string {
 	writeFile(t, filepath.Join(s.home, ".gemini", "settings.json"), geminiUserSettings, 0o644)
 	return s.env([]string{
 		"GEMINI_API_KEY=dummy",
-		"GOOGLE_GEMINI_BASE_URL=" + m.srv.URL,
+		"GOOGLE_GEMINI_BASE_URL=" + m.URL,
 		"GEMINI_CLI_TRUST_WORKSPACE=true",
 	})
 }
@@ -58,9 +59,9 @@ func runGemini(t *testing.T, ctx context.Context, s *sandbox, m *geminiMock, bin
 // are those the mock received after the ones it held before.
 func runGeminiIn(t *testing.T, ctx context.Context, dir string, m *geminiMock, bin string, env []string) geminiRun {
 	t.Helper()
-	seen := len(m.requests())
+	seen := len(m.Requests())
 	res := runCmd(t, ctx, env, dir, "", bin, "-m", geminiModel, "-p", "hello")
-	reqs := m.requests()[seen:]
+	reqs := m.Requests()[seen:]
 	dumpRequests(t, reqs)
 	if res.err != nil {
 		t.Fatalf("gemini -p: %v\nstdout:\n%s\nstderr:\n%s", res.err, res.stdout, res.stderr)
@@ -79,7 +80,7 @@ func runGeminiIn(t *testing.T, ctx context.Context, dir string, m *geminiMock, b
 // geminiContents decodes a request's contents.
 func geminiContents(t *testing.T, r recordedRequest) []geminiContent {
 	t.Helper()
-	var req geminiRequest
+	var req mockmodel.GeminiRequest
 	if err := json.Unmarshal(r.Body, &req); err != nil {
 		t.Fatalf("request body: %v", err)
 	}

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/mockmodel"
 )
 
 // testTimeout bounds each real-agent test: every process it starts is
@@ -286,30 +288,7 @@ func runCmd(t *testing.T, ctx context.Context, env []string, dir, stdin, name st
 }
 
 // jsonStrings returns every string value inside a JSON document, decoded.
-func jsonStrings(body []byte) ([]string, error) {
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		return nil, err
-	}
-	var out []string
-	var walk func(any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case string:
-			out = append(out, v)
-		case []any:
-			for _, e := range v {
-				walk(e)
-			}
-		case map[string]any:
-			for _, e := range v {
-				walk(e)
-			}
-		}
-	}
-	walk(v)
-	return out, nil
-}
+func jsonStrings(body []byte) ([]string, error) { return mockmodel.Strings(body) }
 
 // bodyContains reports whether some string value in the JSON body contains
 // text, after JSON decoding (so escapes such as \u2014 do not matter).

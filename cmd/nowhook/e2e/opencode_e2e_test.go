@@ -57,7 +57,7 @@ func TestOpencodeManualCompactReinjects(t *testing.T) {
 func TestOpencodeAutoCompactReinjects(t *testing.T) {
 	run := runOpencode(t, kbsFixture, false)
 	next := checkOpencodeReinjected(t, run, expectedReminder(t))
-	if last := run.reqs[next].lastUserText(); !strings.Contains(last, "Continue if you have next steps") {
+	if last := run.reqs[next].LastUserText(); !strings.Contains(last, "Continue if you have next steps") {
 		t.Errorf("the request after the summary is not OpenCode's automatic continue request; its last user message: %q", last)
 	}
 	if n := run.s.kbsCalls(t); n != 1 {

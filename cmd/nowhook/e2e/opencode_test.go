@@ -90,7 +90,7 @@ func opencodeConfig(t *testing.T, s *sandbox, m *chatMock) {
 		"provider": map[string]any{"mock": map[string]any{
 			"npm":     "@ai-sdk/openai-compatible",
 			"name":    "Mock",
-			"options": map[string]any{"baseURL": m.baseURL(), "apiKey": "dummy"},
+			"options": map[string]any{"baseURL": m.BaseURL(), "apiKey": "dummy"},
 			"models": map[string]any{"mock-model": map[string]any{"name": "Mock Model",
 				"limit": map[string]any{"context": opencodeContext, "output": 1000}}},
 		}},
@@ -368,7 +368,7 @@ func opencodeSessionIn(t *testing.T, ctx context.Context, s *sandbox, m *chatMoc
 	sess.send(t, ctx, "next")
 	sess.send(t, ctx, "third")
 	srv.stop()
-	reqs, rec := m.requests(), m.recorded()
+	reqs, rec := m.Requests(), m.Recorded()
 	dumpRequests(t, rec)
 	for i, r := range reqs {
 		if r.Path != "/v1/chat/completions" {
@@ -471,7 +471,7 @@ func checkOpencodeReadsAgentsMD(t *testing.T, run opencodeRun) {
 			continue
 		}
 		turns++
-		if !r.anyMessageContains(line) {
+		if !r.AnyMessageContains(line) {
 			t.Errorf("turn request %d does not carry AGENTS.md's kbs-now block (%q)", i, line)
 		}
 	}

@@ -34,7 +34,7 @@ func clineHome(t *testing.T, ctx context.Context, bin string, m *chatMock) strin
 	home := t.TempDir()
 	t.Cleanup(func() { killByHome(t, home) })
 	res := runCmd(t, ctx, probeEnv(home), home, "", bin, "auth", "-p", "openai-compatible", "-k", "dummy",
-		"-m", "mock-model", "-b", m.baseURL())
+		"-m", "mock-model", "-b", m.BaseURL())
 	if res.err != nil {
 		t.Fatalf("cline auth: %v\n%s%s", res.err, res.stdout, res.stderr)
 	}
@@ -100,7 +100,7 @@ func TestReadsCline(t *testing.T) {
 			m := newChatMock(t, (&probeChat{summaryPhrases: []string{clineSummaryPhrase}}).reply)
 			dir := filepath.Join(repo, filepath.FromSlash(c.where))
 			clineRun(t, ctx, bin, clineHome(t, ctx, bin, m), dir, "say hello")
-			reqs := m.requests()
+			reqs := m.Requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d requests, want 1", len(reqs))
 			}
@@ -133,7 +133,7 @@ func TestClinePreCompactNeverRuns(t *testing.T) {
 		tool: &chatToolCall{ID: "call_1", Name: "run_commands", Arguments: string(args)}}
 	m := newChatMock(t, p.reply)
 	clineRun(t, ctx, bin, clineHome(t, ctx, bin, m), repo, "say hello")
-	reqs := m.requests()
+	reqs := m.Requests()
 	idx := summaryAt(t, reqs)
 	if n := len(pre.runs(t)); n != 0 {
 		t.Errorf("PreCompact ran %d times, want 0", n)

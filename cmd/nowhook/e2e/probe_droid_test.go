@@ -30,7 +30,7 @@ func droidHome(t *testing.T, m *chatMock, extra string) string {
 	t.Helper()
 	home := t.TempDir()
 	settings := fmt.Sprintf(`{"customModels":[{"model":"mock-model","displayName":"Mock","baseUrl":%q,`+
-		`"apiKey":"dummy","provider":"generic-chat-completion-api","maxOutputTokens":4096}]%s}`, m.baseURL(), extra)
+		`"apiKey":"dummy","provider":"generic-chat-completion-api","maxOutputTokens":4096}]%s}`, m.BaseURL(), extra)
 	writeFile(t, filepath.Join(home, ".factory", "settings.json"), settings+"\n", 0o644)
 	return home
 }
@@ -63,7 +63,7 @@ func TestReadsDroid(t *testing.T) {
 			if res.err != nil {
 				t.Fatalf("droid exec: %v\n%s%s", res.err, res.stdout, res.stderr)
 			}
-			reqs := m.requests()
+			reqs := m.Requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d requests, want 1", len(reqs))
 			}
@@ -202,7 +202,7 @@ func droidManualSession(t *testing.T, bin, home, dir string, m *chatMock) []*cha
 	d.say(ctx, "hello")
 	d.compact(ctx)
 	d.say(ctx, "What was I working on?")
-	return m.requests()
+	return m.Requests()
 }
 
 const droidMarker = "PROBE-DROID-COMPACT-HOOK"
@@ -348,7 +348,7 @@ func TestDroidAutoCompactNoHook(t *testing.T) {
 	d.call(ctx, "droid.initialize_session", map[string]any{"machineId": "probe", "cwd": repo, "modelId": "custom:mock-model"})
 	d.say(ctx, "hello")
 	d.say(ctx, "next")
-	reqs := m.requests()
+	reqs := m.Requests()
 	summaryAt(t, reqs)
 	runs := h.runs(t)
 	if len(runs) != 1 || !strings.HasPrefix(runs[0], "SessionStart\t") || !strings.Contains(runs[0], `"source":"startup"`) {
@@ -377,7 +377,7 @@ func TestDroidEnvFile(t *testing.T) {
 	if res.err != nil {
 		t.Fatalf("droid exec: %v\n%s%s", res.err, res.stdout, res.stderr)
 	}
-	reqs := m.requests()
+	reqs := m.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests, want 2 (the tool call, its result)", len(reqs))
 	}

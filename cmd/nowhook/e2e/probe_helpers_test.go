@@ -158,7 +158,7 @@ type probeChat struct {
 }
 
 func (p *probeChat) reply(r *chatRequest) chatReply {
-	last := r.lastUserText()
+	last := r.LastUserText()
 	for _, s := range p.summaryPhrases {
 		if strings.Contains(last, s) {
 			return chatReply{Kind: "summary", Text: "<summary>The user greeted the assistant; nothing else happened.</summary>",
@@ -186,7 +186,7 @@ func summaryAt(t *testing.T, reqs []*chatRequest) int {
 	t.Helper()
 	var rec []recordedRequest
 	for _, r := range reqs {
-		rec = append(rec, r.recordedRequest)
+		rec = append(rec, r.Request)
 	}
 	return onlyRequest(t, rec, "summary", "the client did not compact")
 }

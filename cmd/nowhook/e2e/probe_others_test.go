@@ -20,7 +20,7 @@ func continueConfig(t *testing.T, home string, m *chatMock) string {
 	t.Helper()
 	path := filepath.Join(home, ".continue", "config.yaml")
 	writeFile(t, path, fmt.Sprintf("name: probe\nversion: 1.0.0\nschema: v1\nmodels:\n  - name: mock\n    provider: openai\n"+
-		"    model: mock-model\n    apiBase: %s\n    apiKey: dummy\n    roles: [chat, edit, apply]\n", m.baseURL()), 0o644)
+		"    model: mock-model\n    apiBase: %s\n    apiKey: dummy\n    roles: [chat, edit, apply]\n", m.BaseURL()), 0o644)
 	return path
 }
 
@@ -63,7 +63,7 @@ func TestReadsContinue(t *testing.T) {
 			if res.err != nil {
 				t.Fatalf("cn -p: %v\n%s%s", res.err, res.stdout, res.stderr)
 			}
-			reqs := m.requests()
+			reqs := m.Requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d requests, want 1", len(reqs))
 			}
@@ -99,14 +99,14 @@ func TestReadsCrush(t *testing.T) {
 			home := t.TempDir()
 			writeFile(t, filepath.Join(home, ".config", "crush", "crush.json"), fmt.Sprintf(`{"providers":{"mock":{"type":"openai-compat",`+
 				`"base_url":%q,"api_key":"dummy","models":[{"id":"mock-model","name":"Mock","context_window":128000,"default_max_tokens":4096}]}},`+
-				`"models":{"large":{"model":"mock-model","provider":"mock"},"small":{"model":"mock-model","provider":"mock"}}}`+"\n", m.baseURL()), 0o644)
+				`"models":{"large":{"model":"mock-model","provider":"mock"},"small":{"model":"mock-model","provider":"mock"}}}`+"\n", m.BaseURL()), 0o644)
 			env := probeEnv(home, "CRUSH_DISABLE_PROVIDER_AUTO_UPDATE=1", "CRUSH_DISABLE_METRICS=1")
 			clientVersion(t, ctx, env, bin)
 			res := runCmd(t, ctx, env, filepath.Join(repo, filepath.FromSlash(c.where)), "", bin, "run", "--quiet", "say hello")
 			if res.err != nil {
 				t.Fatalf("crush run: %v\n%s%s", res.err, res.stdout, res.stderr)
 			}
-			reqs := m.requests()
+			reqs := m.Requests()
 			if len(reqs) != 2 {
 				t.Fatalf("%d requests, want 2 (title, turn)", len(reqs))
 			}

@@ -42,7 +42,7 @@ func TestQwenManualCompressReinjects(t *testing.T) {
 	setupQwen(t, ctx, s, s.repo)
 
 	runQwenSession(t, ctx, bin, env, s.repo, []string{"hello", "/compress", "What was I working on?"}, nil)
-	reqs := m.recorded()
+	reqs := m.Recorded()
 	checkQwenRequests(t, reqs)
 	reminder := expectedReminder(t)
 	idx := qwenSummaryIndex(t, reqs)
@@ -89,7 +89,7 @@ func TestQwenAutoCompressReinjectsOneRequestLate(t *testing.T) {
 				waitHooks(t, ctx, s, 1)
 			}
 		})
-	reqs := m.recorded()
+	reqs := m.Recorded()
 	checkQwenRequests(t, reqs)
 	reminder := expectedReminder(t)
 	idx := qwenSummaryIndex(t, reqs)
@@ -122,7 +122,7 @@ func TestQwenFailingKbsInjectsNothing(t *testing.T) {
 	setupQwen(t, ctx, s, s.repo)
 
 	runQwenSession(t, ctx, bin, env, s.repo, []string{"hello", "/compress", "What was I working on?"}, nil)
-	reqs := m.recorded()
+	reqs := m.Recorded()
 	checkQwenRequests(t, reqs)
 	qwenSummaryIndex(t, reqs) // it did compress, and asked the model again after
 	checkNoReminder(t, reqs, expectedReminder(t))
@@ -156,7 +156,7 @@ func TestQwenUntrustedFolderSkipsHook(t *testing.T) {
 	setupQwen(t, ctx, s, s.repo)
 
 	runQwenSession(t, ctx, bin, env, s.repo, []string{"hello", "/compress", "What was I working on?"}, nil)
-	reqs := m.recorded()
+	reqs := m.Recorded()
 	checkQwenRequests(t, reqs)
 	qwenSummaryIndex(t, reqs)
 	checkNoReminder(t, reqs, expectedReminder(t))

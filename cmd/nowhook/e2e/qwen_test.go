@@ -63,7 +63,7 @@ func newQwenMock(t *testing.T, highUsage bool, gate string) *qwenMock {
 func (m *qwenMock) reply(r *chatRequest) chatReply {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if r.anyMessageContains(qwenSummaryMarker) {
+	if r.AnyMessageContains(qwenSummaryMarker) {
 		m.summaries++
 		// The summary's usage keeps Qwen's token arithmetic from calling
 		// the compression inflated: the history it replaces was as large
@@ -114,7 +114,7 @@ func qwenHome(t *testing.T, s *sandbox) {
 
 // qwenEnv is the whole environment Qwen Code runs with.
 func qwenEnv(s *sandbox, m *qwenMock) []string {
-	return s.env([]string{"OPENAI_API_KEY=dummy", "OPENAI_BASE_URL=" + m.baseURL()})
+	return s.env([]string{"OPENAI_API_KEY=dummy", "OPENAI_BASE_URL=" + m.BaseURL()})
 }
 
 // qwenKbs replaces the sandbox's fake kbs with one that also records the

@@ -37,7 +37,7 @@ func checkClaudeCell(t *testing.T, bin string, sh repoShape, where string) {
 	s := newSandbox(t, kbsFixture)
 	s.applyShape(t, sh)
 	m := newAnthropicMock(t)
-	env := claudeEnv(s, m)
+	env := claudeEnv(s, m.URL)
 	reminder := expectedReminder(t)
 
 	// Before setup: what Claude Code reads of the team's own files.
@@ -48,7 +48,7 @@ func checkClaudeCell(t *testing.T, bin string, sh repoShape, where string) {
 		beforeDir = s.startIn(t, where)
 	}
 	runClaudeSession(t, ctx, bin, env, beforeDir, []string{"hello"})
-	before := m.requests()
+	before := m.Requests()
 	if len(before) == 0 {
 		t.Fatal("Claude Code sent no request before setup")
 	}
@@ -69,7 +69,7 @@ func checkClaudeCell(t *testing.T, bin string, sh repoShape, where string) {
 		dir = s.startIn(t, where)
 	}
 	sess := runClaudeSession(t, ctx, bin, env, dir, []string{"hello", "/compact", "What was I working on?"})
-	reqs := m.requests()[len(before):]
+	reqs := m.Requests()[len(before):]
 	dumpRequests(t, reqs)
 
 	if lost := missingRules(t, reqs[0].Body, read); len(lost) > 0 {
@@ -179,8 +179,8 @@ func TestClaudeOnDemandMatrix(t *testing.T) {
 				m := newAnthropicMock(t)
 				runNowhook(t, ctx, s, "setup", "--yes", "--agents", "claude=ondemand")
 				s.commitAll(t, "nowhook setup")
-				runClaudeSession(t, ctx, bin, claudeEnv(s, m), s.startIn(t, where), []string{"hello"})
-				first := m.requests()[0]
+				runClaudeSession(t, ctx, bin, claudeEnv(s, m.URL), s.startIn(t, where), []string{"hello"})
+				first := m.Requests()[0]
 				if lost := missingRules(t, first.Body, claudeView(sh)); len(lost) > 0 {
 					t.Errorf("after setup, the first request lacks team rule line(s) Claude Code read before setup: %q", lost)
 				}

@@ -45,9 +45,9 @@ func checkGeminiCell(t *testing.T, bin string, sh repoShape, where string) {
 	if len(contents) == 0 || contents[0].Role != "user" {
 		t.Fatalf("the first request has no user message first: %+v", contents)
 	}
-	miss := geminiMissing(contents[0].text(), geminiBlockLines())
+	miss := geminiMissing(contents[0].Text(), geminiBlockLines())
 	if len(miss) > 0 {
-		t.Errorf("after setup, the first request's first user message lacks %d lines of the kbs-now block, e.g. %q\n%.3000s", len(miss), miss[0], contents[0].text())
+		t.Errorf("after setup, the first request's first user message lacks %d lines of the kbs-now block, e.g. %q\n%.3000s", len(miss), miss[0], contents[0].Text())
 	}
 	t.Logf("reads: gemini %s: after setup first request %s, kbs-now block %v",
 		matrixName(sh, where), rulesIn(t, first.Body, sh), len(miss) == 0)

@@ -42,7 +42,7 @@ func TestReadsCodex(t *testing.T) {
 				if res.err != nil {
 					t.Fatalf("codex exec before setup: %v\n%s%s", res.err, res.stdout, res.stderr)
 				}
-				checkReadsBefore(t, "codex", sh, pm.requests()[0].Body)
+				checkReadsBefore(t, "codex", sh, pm.Requests()[0].Body)
 			}
 			m := newResponsesMock(t)
 			env := codexEnv(s, codexHome(t, s, m))
@@ -101,7 +101,7 @@ func TestReadsQwen(t *testing.T) {
 				env := qwenEnv(s, pm)
 				clientVersion(t, ctx, env, bin)
 				runQwenSession(t, ctx, bin, env, s.repo, []string{"hello"}, nil)
-				checkReadsBefore(t, "qwen", sh, firstTurnBody(t, pm.recorded()))
+				checkReadsBefore(t, "qwen", sh, firstTurnBody(t, pm.Recorded()))
 			}
 			out := setupQwen(t, ctx, s, s.repo)
 			s.commitAll(t, "nowhook setup")
@@ -111,7 +111,7 @@ func TestReadsQwen(t *testing.T) {
 			}
 			m := newQwenMock(t, false, "")
 			runQwenSession(t, ctx, bin, qwenEnv(s, m), dir, []string{"hello", "/compress", "What was I working on?"}, nil)
-			reqs := m.recorded()
+			reqs := m.Recorded()
 			checkQwenRequests(t, reqs)
 			want := 1
 			if where == startSub {
@@ -148,7 +148,7 @@ func TestReadsOpencode(t *testing.T) {
 				srv := startOpencode(t, ctx, bin, env, s.repo)
 				srv.newSession(t, ctx).send(t, ctx, "hello")
 				srv.stop()
-				checkReadsBefore(t, "opencode", sh, firstTurnBody(t, pm.recorded()))
+				checkReadsBefore(t, "opencode", sh, firstTurnBody(t, pm.Recorded()))
 			}
 			m := opencodeMock(t, false)
 			opencodeConfig(t, s, m)

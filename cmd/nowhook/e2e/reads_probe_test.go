@@ -64,14 +64,14 @@ func probeFirst(t *testing.T, client string, s *sandbox, dir string) []byte {
 		if res.err != nil {
 			t.Fatalf("codex exec: %v\n%s%s", res.err, res.stdout, res.stderr)
 		}
-		return m.requests()[0].Body
+		return m.Requests()[0].Body
 	case "qwen":
 		bin := findClient(t, "QWEN_BIN", "qwen")
 		m := newQwenMock(t, false, "")
 		qwenHome(t, s)
 		trustAlso(t, s, dir)
 		runQwenSession(t, ctx, bin, qwenEnv(s, m), dir, []string{"hello"}, nil)
-		for _, r := range m.recorded() {
+		for _, r := range m.Recorded() {
 			if r.Kind == "turn" {
 				return r.Body
 			}
@@ -84,7 +84,7 @@ func probeFirst(t *testing.T, client string, s *sandbox, dir string) []byte {
 		sess := srv.newSession(t, ctx)
 		sess.send(t, ctx, "hello")
 		srv.stop()
-		for _, r := range m.recorded() {
+		for _, r := range m.Recorded() {
 			if r.Kind == "turn" {
 				return r.Body
 			}
@@ -114,7 +114,7 @@ func TestReadsProbeQwenWorktreeTrust(t *testing.T) {
 	wt := s.startIn(t, startWorktree)
 	m := newQwenMock(t, false, "")
 	runQwenSession(t, ctx, bin, qwenEnv(s, m), wt, []string{"hello", "/compress", "What was I working on?"}, nil)
-	reqs := m.recorded()
+	reqs := m.Recorded()
 	idx := qwenSummaryIndex(t, reqs)
 	first, raw := s.kbsRuns(t)
 	t.Logf("PROBE qwen worktree untrusted (main checkout trusted): reminders after /compress %d, kbs runs %d+%d, AGENTS.md rule in first request %v, kbs-now block %v",

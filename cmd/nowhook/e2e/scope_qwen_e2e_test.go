@@ -48,7 +48,7 @@ func TestQwenUserScope(t *testing.T) {
 		t.Helper()
 		m := newQwenMock(t, false, "")
 		runQwenSession(t, ctx, bin, qwenEnv(s, m), dir, []string{"hello", "/compress", "What was I working on?"}, nil)
-		reqs := m.recorded()
+		reqs := m.Recorded()
 		checkQwenRequests(t, reqs)
 		idx := qwenSummaryIndex(t, reqs)
 		checkNotBefore(t, reqs, idx, reminder)

@@ -72,13 +72,13 @@ func TestCrushSetupBlock(t *testing.T) {
 			home := t.TempDir()
 			writeFile(t, filepath.Join(home, ".config", "crush", "crush.json"), fmt.Sprintf(`{"providers":{"mock":{"type":"openai-compat",`+
 				`"base_url":%q,"api_key":"dummy","models":[{"id":"mock-model","name":"Mock","context_window":128000,"default_max_tokens":4096}]}},`+
-				`"models":{"large":{"model":"mock-model","provider":"mock"},"small":{"model":"mock-model","provider":"mock"}}}`+"\n", m.baseURL()), 0o644)
+				`"models":{"large":{"model":"mock-model","provider":"mock"},"small":{"model":"mock-model","provider":"mock"}}}`+"\n", m.BaseURL()), 0o644)
 			env := probeEnv(home, "CRUSH_DISABLE_PROVIDER_AUTO_UPDATE=1", "CRUSH_DISABLE_METRICS=1")
 			res := runCmd(t, ctx, env, dir, "", bin, "run", "--quiet", "say hello")
 			if res.err != nil {
 				t.Fatalf("crush run: %v\n%s%s", res.err, res.stdout, res.stderr)
 			}
-			reqs := m.requests()
+			reqs := m.Requests()
 			if len(reqs) != 2 {
 				t.Fatalf("%d requests, want 2 (title, turn)", len(reqs))
 			}
@@ -92,7 +92,7 @@ func TestCrushSetupBlock(t *testing.T) {
 // onlyOne returns the mock's one request.
 func onlyOne(t *testing.T, m *chatMock) *chatRequest {
 	t.Helper()
-	reqs := m.requests()
+	reqs := m.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d requests, want 1", len(reqs))
 	}

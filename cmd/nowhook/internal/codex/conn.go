@@ -31,6 +31,10 @@ type Options struct {
 	ClientVersion string
 	// Stderr, if set, receives a copy of the app-server's stderr.
 	Stderr io.Writer
+	// Notify, if set, receives each notification the server sends (turn,
+	// item and hook events), in order, from the reading goroutine; it
+	// must not call the Conn.
+	Notify func(method string, params json.RawMessage)
 
 	started func(*Conn) // test hook: called once the process runs
 }
@@ -101,6 +105,7 @@ type Conn struct {
 	nextID  int
 	mu      sync.Mutex
 	pending map[string]chan message
+	onNote  func(method string, params json.RawMessage)
 	readErr error
 	dead    chan struct{} // closed when stdout ends
 
@@ -159,6 +164,7 @@ func Start(ctx context.Context, opts Options) (*Conn, error) {
 		stdout:  outR,
 		stderr:  tail,
 		pending: map[string]chan message{},
+		onNote:  opts.Notify,
 		dead:    make(chan struct{}),
 		exited:  make(chan struct{}),
 	}
@@ -321,8 +327,10 @@ func (c *Conn) readLoop() {
 				if ch != nil {
 					ch <- m
 				}
+			case m.Method != "" && c.onNote != nil:
+				c.onNote(m.Method, m.Params)
 			}
-			// Notifications (configWarning and the like) are ignored.
+			// Other notifications (configWarning and the like) are ignored.
 		}
 		if err != nil {
 			return

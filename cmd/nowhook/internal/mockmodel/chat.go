@@ -1,17 +1,14 @@
-package e2e
+package mockmodel
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
-	"testing"
 )
 
-// chatMock is an OpenAI chat-completions API on 127.0.0.1 (POST
+// Chat is an OpenAI chat-completions API on 127.0.0.1 (POST
 // /v1/chat/completions, the API of OpenAI-compatible providers that Qwen
 // Code and others speak). It records every request it receives, whatever
 // its method and path, in order, and answers each chat request with what
@@ -20,28 +17,26 @@ import (
 // completion otherwise. The handler runs without the mock's lock, one
 // call per request, so it may keep state of its own (guarded by its own
 // lock when the client sends requests in parallel).
-type chatMock struct {
-	srv    *httptest.Server
-	handle func(r *chatRequest) chatReply
-
-	mu   sync.Mutex
-	reqs []*chatRequest
+type Chat struct {
+	server
+	handle func(r *ChatRequest) ChatReply
+	chats  []*ChatRequest // guarded by server.mu
 }
 
-// chatRequest is one request the mock received: what was recorded, and
+// ChatRequest is one request the mock received: what was recorded, and
 // for a chat request its decoded body.
-type chatRequest struct {
-	recordedRequest
+type ChatRequest struct {
+	Request
 	// Index is the request's position among all the mock received.
 	Index    int
 	Model    string          `json:"model"`
 	Stream   bool            `json:"stream"`
-	Messages []chatMessage   `json:"messages"`
+	Messages []ChatMessage   `json:"messages"`
 	Tools    json.RawMessage `json:"tools"`
 }
 
-// chatMessage is one message of a chat request.
-type chatMessage struct {
+// ChatMessage is one message of a chat request.
+type ChatMessage struct {
 	Role       string          `json:"role"`
 	Content    json.RawMessage `json:"content"`
 	ToolCalls  json.RawMessage `json:"tool_calls"`
@@ -50,7 +45,7 @@ type chatMessage struct {
 
 // Text is the message's text: its content when that is a string, else
 // the text of its text parts, joined by newlines.
-func (m chatMessage) Text() string {
+func (m ChatMessage) Text() string {
 	var s string
 	if json.Unmarshal(m.Content, &s) == nil {
 		return s
@@ -71,8 +66,8 @@ func (m chatMessage) Text() string {
 	return strings.Join(texts, "\n")
 }
 
-// anyMessageContains reports whether the text of some message contains s.
-func (r *chatRequest) anyMessageContains(s string) bool {
+// AnyMessageContains reports whether the text of some message contains s.
+func (r *ChatRequest) AnyMessageContains(s string) bool {
 	for _, m := range r.Messages {
 		if strings.Contains(m.Text(), s) {
 			return true
@@ -81,8 +76,8 @@ func (r *chatRequest) anyMessageContains(s string) bool {
 	return false
 }
 
-// lastUserText is the text of the request's last user message.
-func (r *chatRequest) lastUserText() string {
+// LastUserText is the text of the request's last user message.
+func (r *ChatRequest) LastUserText() string {
 	for i := len(r.Messages) - 1; i >= 0; i-- {
 		if r.Messages[i].Role == "user" {
 			return r.Messages[i].Text()
@@ -91,77 +86,74 @@ func (r *chatRequest) lastUserText() string {
 	return ""
 }
 
-// chatReply is how the mock answers one chat request.
-type chatReply struct {
+// ChatReply is how the mock answers one chat request.
+type ChatReply struct {
 	// Kind is recorded as the request's kind ("summary", "turn", ...).
 	Kind string
 	// Text is the assistant's text (the error message when Status is set).
 	Text string
 	// ToolCalls, when set, make the reply a request to call tools.
-	ToolCalls []chatToolCall
+	ToolCalls []ChatToolCall
 	// PromptTokens and CompletionTokens are the usage reported.
 	PromptTokens, CompletionTokens int
 	// Status, when non-zero, answers with that HTTP error instead.
 	Status int
 }
 
-// chatToolCall is one function call in a reply; Arguments is JSON text.
-type chatToolCall struct{ ID, Name, Arguments string }
+// ChatToolCall is one function call in a reply; Arguments is JSON text.
+type ChatToolCall struct{ ID, Name, Arguments string }
 
-// newChatMock starts a mock whose handler answers every chat request.
-func newChatMock(t *testing.T, handle func(r *chatRequest) chatReply) *chatMock {
-	t.Helper()
-	m := &chatMock{handle: handle}
-	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
-	t.Cleanup(m.srv.Close)
-	return m
+// NewChat starts a mock whose handler answers every chat request.
+func NewChat(handle func(r *ChatRequest) ChatReply) (*Chat, error) {
+	m := &Chat{handle: handle}
+	return m, m.start(m.serve)
 }
 
-// baseURL is the URL clients take as an OpenAI base URL.
-func (m *chatMock) baseURL() string { return m.srv.URL + "/v1" }
+// BaseURL is the URL clients take as an OpenAI base URL.
+func (m *Chat) BaseURL() string { return m.URL + "/v1" }
 
-// requests returns a copy of every request received so far, in order.
-func (m *chatMock) requests() []*chatRequest {
+// Requests returns a copy of every request received so far, in order.
+func (m *Chat) Requests() []*ChatRequest {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]*chatRequest, len(m.reqs))
-	for i, r := range m.reqs {
+	out := make([]*ChatRequest, len(m.chats))
+	for i, r := range m.chats {
 		c := *r
 		out[i] = &c
 	}
 	return out
 }
 
-// recorded returns the requests as recordedRequest values, for the
+// Recorded returns the requests as Request values, for the
 // helpers that take those.
-func (m *chatMock) recorded() []recordedRequest {
-	var out []recordedRequest
-	for _, r := range m.requests() {
-		out = append(out, r.recordedRequest)
+func (m *Chat) Recorded() []Request {
+	var out []Request
+	for _, r := range m.Requests() {
+		out = append(out, r.Request)
 	}
 	return out
 }
 
-func (m *chatMock) add(r *chatRequest) {
+func (m *Chat) add(r *ChatRequest) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	r.Index = len(m.reqs)
-	m.reqs = append(m.reqs, r)
+	r.Index = len(m.chats)
+	m.chats = append(m.chats, r)
 }
 
-func (m *chatMock) setKind(r *chatRequest, kind string) {
+func (m *Chat) setKind(r *ChatRequest, kind string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r.Kind = kind
 }
 
-func (m *chatMock) serve(w http.ResponseWriter, r *http.Request) {
+func (m *Chat) serve(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	req := &chatRequest{recordedRequest: recordedRequest{Method: r.Method, Path: r.URL.Path, Body: body}}
+	req := &ChatRequest{Request: Request{Method: r.Method, Path: r.URL.Path, Body: body}}
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
 		m.add(req)
 		http.Error(w, "mock: only POST /v1/chat/completions", http.StatusNotFound)

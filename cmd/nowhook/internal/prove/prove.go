@@ -1,0 +1,285 @@
+// Package prove is `nowhook doctor --prove`: for each agent set up to
+// re-inject whose client is installed, it runs that client headless in a
+// throw-away copy of what the agent sees (the repository's files, a
+// temporary HOME with none of the user's credentials), pointed at a model
+// server it starts on 127.0.0.1 (package mockmodel), forces a compaction,
+// and reports whether the Kanbus reminder reached the first model request
+// after it, or what it saw instead: no hook ran, the hook ran and printed
+// nothing, the output was dropped, the client refused the settings file.
+//
+// A stand-in kbs that prints a fixed payload (Payload) is first on the
+// client's PATH, so the reminder expected is known (Reminder) whatever the
+// user's Kanbus holds. Every client runs in its own process group, killed
+// when its run ends; each run is bounded (Options.Limit); the copy and the
+// temporary HOME are removed after it. Nothing in the repository is
+// written: the client, its hooks and kbs only ever see the copy.
+//
+// What each client needs (its settings in the temporary HOME, the way to
+// force its compaction, how it reports its hooks) lives in that client's
+// file here: claude.go, codex.go, qwen.go, opencode.go.
+package prove
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
+	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
+)
+
+// Options is one prove run.
+type Options struct {
+	// Root is the repository (scope project); "" with User.
+	Root string
+	// User proves the hooks setup --scope user installed, from a copy of
+	// the user's agent settings, in an empty throw-away Kanbus project.
+	User bool
+	// Env is the user's environment: PATH finds the clients and nowhook,
+	// HOME (and each agent's folder variable) the user's settings. Nothing
+	// else of it reaches a client.
+	Env []string
+	// Self is the nowhook binary the hooks run (`nowhook reminder`).
+	Self string
+	// Limit bounds each client's run (0: DefaultLimit, or the duration in
+	// NOWHOOK_PROVE_LIMIT of Env, for a machine too busy for it).
+	Limit time.Duration
+}
+
+// DefaultLimit bounds one client's run: its start, the session, the
+// compaction and the turn after it.
+const DefaultLimit = 30 * time.Second
+
+// standIn says, in every row, where the reminder's payload came from.
+const standIn = "a stand-in kbs printed a fixed payload"
+
+// Run proves every driver's agent that is set up, in table order, and
+// returns one finding per agent: ok, an error naming what was seen, or
+// info when the client is not installed.
+func Run(ctx context.Context, o Options) []diag.Finding {
+	if o.Limit == 0 {
+		o.Limit = DefaultLimit
+		if d, err := time.ParseDuration(osutil.Getenv(o.Env, "NOWHOOK_PROVE_LIMIT")); err == nil && d > 0 {
+			o.Limit = d
+		}
+	}
+	var out []diag.Finding
+	for _, d := range drivers {
+		a, ok := agentpkg.Lookup(d.agent)
+		if !ok || !o.setUp(a) {
+			continue
+		}
+		f := diag.Finding{Check: "prove." + d.agent, Agent: d.agent}
+		bin, found := osutil.LookPath(o.Env, d.bin)
+		if abs, err := filepath.Abs(bin); err == nil {
+			bin = abs
+		}
+		if !found {
+			f.Severity, f.Message = diag.Info, a.Title+" is set up but "+d.bin+" is not on PATH, so its delivery was not proven"
+			f.Fix = "install " + a.Title + " (" + d.bin + "), then run nowhook doctor --prove again"
+			out = append(out, f)
+			continue
+		}
+		f.Severity, f.Message, f.Fix = prove(ctx, o, d, a, bin)
+		out = append(out, f)
+	}
+	return out
+}
+
+// setUp reports whether the agent's re-inject hook is installed in the
+// scope proven.
+func (o Options) setUp(a *agentpkg.Agent) bool {
+	if o.User {
+		// The entry in the user's settings, whatever became of its wrapper
+		// (a missing one is what the proof then shows).
+		if a.Scope.User == nil {
+			return false
+		}
+		dir, err := a.Scope.User.Folder(func(k string) string { return osutil.Getenv(o.Env, k) }, osutil.Getenv(o.Env, "HOME"))
+		if err != nil {
+			return false
+		}
+		h := a.UserHook(dir)
+		b, err := os.ReadFile(h.File.Path)
+		return err == nil && h.Present(b)
+	}
+	return a.InstalledIn(o.Root, true).Mode == agentpkg.Reinject
+}
+
+// prove runs one client once and judges what it saw.
+func prove(ctx context.Context, o Options, d *driver, a *agentpkg.Agent, bin string) (diag.Severity, string, string) {
+	ctx, cancel := context.WithTimeout(ctx, o.Limit)
+	defer cancel()
+	version := clientVersion(ctx, bin, o.Env)
+	name := a.Title + " " + version
+	w, err := newWorld(o, a, bin)
+	if w != nil {
+		defer w.remove()
+	}
+	if err != nil {
+		return diag.Error, name + ": could not prepare the throw-away copy: " + err.Error(), ""
+	}
+	start := time.Now()
+	seen := d.run(ctx, w)
+	took := fmt.Sprintf("%.1f s", time.Since(start).Seconds())
+	seen.kbsCalls = w.kbsCalls()
+	if ctx.Err() != nil && !seen.reached {
+		seen.err = fmt.Errorf("no answer within %s (on a busy machine, set NOWHOOK_PROVE_LIMIT=2m for more)", o.Limit)
+	}
+	msg, ok := seen.judge(d)
+	msg = w.shown(msg, o)
+	if ok {
+		return diag.OK, fmt.Sprintf("%s: the reminder reached the first request after %s (%s; %s)", name, d.compaction, took, standIn), ""
+	}
+	return diag.Error, fmt.Sprintf("%s: %s (%s; %s)", name, msg, took, standIn), d.fix(o, a)
+}
+
+// A driver is what prove knows of one client: the agent it serves, the
+// command, how a compaction is forced and run.
+type driver struct {
+	agent string // the agent table's name
+	bin   string // the client's command
+	// compaction is how the row names the compaction forced ("/compact").
+	compaction string
+	// run starts the mock, runs the client in w and tells what it saw.
+	run func(ctx context.Context, w *world) seen
+	// unreported, for a client that does not report its hooks' runs, is
+	// what "no hook ran" cannot tell apart.
+	unreported string
+	// fixFor is the command a failure suggests; nil: setup's.
+	fixFor func(o Options, a *agentpkg.Agent) string
+}
+
+// fix is the fix line of a failed proof.
+func (d *driver) fix(o Options, a *agentpkg.Agent) string {
+	if d.fixFor != nil {
+		return d.fixFor(o, a)
+	}
+	if o.User {
+		return "nowhook setup --scope user --yes --agents " + a.Name + " (then nowhook doctor --prove --scope user)"
+	}
+	return "nowhook setup --yes --agents " + a.Name + " (then nowhook doctor --prove)"
+}
+
+// drivers are the clients prove can run, in the agent table's order.
+var drivers = []*driver{claudeDriver, codexDriver, qwenDriver, opencodeDriver}
+
+// seen is what one run of a client showed.
+type seen struct {
+	// compacted: the mock received the client's summary (compaction)
+	// request, and a request after it.
+	compacted bool
+	// reached: the first request after the summary carries the reminder.
+	reached bool
+	// kbsCalls is how often the stand-in kbs ran.
+	kbsCalls int
+	// hookReported: the client reports its hooks' runs (hookRuns and
+	// hookOutput are then known).
+	hookReported bool
+	hookRuns     int
+	hookOutput   string
+	// hookFailed is a hook's failure as the client reported it.
+	hookFailed string
+	// refused is the client's complaint about a settings file.
+	refused string
+	// skipped is why the client says it runs no hook (Codex's trust).
+	skipped string
+	// err is why the run itself failed.
+	err error
+	// stderr is the end of what the client printed on stderr.
+	stderr string
+}
+
+// judge turns what was seen into the row's words; ok when proven.
+func (s seen) judge(d *driver) (string, bool) {
+	switch {
+	case s.reached:
+		return "", true
+	case s.refused != "":
+		return "the client refused the settings file: " + s.refused, false
+	case s.err != nil && !s.compacted:
+		return "the run failed before a compaction: " + s.err.Error() + tail(s.stderr), false
+	case !s.compacted:
+		return "the client never compacted (no summary request reached the mock model after " + d.compaction + ")" + tail(s.stderr), false
+	case s.skipped != "":
+		return "no hook ran after " + d.compaction + ": " + s.skipped, false
+	case s.hookFailed != "":
+		return "the hook ran and failed: " + s.hookFailed, false
+	case s.hookReported && s.hookRuns == 0:
+		return "no hook ran after " + d.compaction + " (the stand-in kbs was never called)", false
+	case !s.hookReported && s.kbsCalls == 0:
+		return "no hook ran after " + d.compaction + " (the stand-in kbs was never called; " + d.unreported + ")", false
+	case s.hookReported && strings.TrimSpace(s.hookOutput) == "" && s.kbsCalls == 0:
+		return "the hook ran and printed nothing, and never called kbs: its script is missing or fails before it (see the script row)", false
+	case s.hookReported && strings.TrimSpace(s.hookOutput) == "":
+		return "the hook ran and printed nothing (the stand-in kbs was called " + times(s.kbsCalls) + ")", false
+	}
+	return "the output was dropped: the hook ran (the stand-in kbs was called " + times(s.kbsCalls) + ") but the first request after " + d.compaction + " lacks the reminder", false
+}
+
+// times says n times in words.
+func times(n int) string {
+	switch n {
+	case 0:
+		return "no time"
+	case 1:
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
+// tail is the last line the client printed on stderr, for a message.
+func tail(stderr string) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
+		if len(last) > 200 {
+			last = last[:200] + "..."
+		}
+		return "; it said: " + last
+	}
+	return ""
+}
+
+// clientVersion is the first line of `bin --version`, or "(version
+// unknown)".
+func clientVersion(ctx context.Context, bin string, env []string) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := command(ctx, bin, "--version")
+	cmd.Env = []string{"PATH=" + osutil.Getenv(env, "PATH"), "HOME=" + os.TempDir(), "LANG=C.UTF-8"}
+	out, err := cmd.Output()
+	killGroup(cmd)
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if err != nil || line == "" {
+		return "(version unknown)"
+	}
+	f := strings.Fields(line)
+	for _, w := range f {
+		if w[0] >= '0' && w[0] <= '9' {
+			return w
+		}
+	}
+	return line
+}
+
+// command is a client's command: its own process group, killed whole
+// when ctx ends.
+func command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.SysProcAttr = osutil.GroupAttr()
+	cmd.Cancel = func() error { killGroup(cmd); return nil }
+	cmd.WaitDelay = 2 * time.Second
+	return cmd
+}
+
+// killGroup kills the command's process group, children included.
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		osutil.KillGroup(cmd.Process)
+	}
+}

@@ -1,0 +1,253 @@
+package prove
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
+	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+)
+
+// Payload is what the stand-in kbs prints for `kbs now --json --list`
+// (docs/platforms.md#kanbus, the contract's field order).
+const Payload = `[
+  {
+    "id": "kbs-prove1",
+    "title": "Prove the compaction hook",
+    "type": "task",
+    "status": "in_progress",
+    "priority": 1,
+    "updated_at": "2026-03-01T12:34:56.000Z",
+    "right_now_summary": "nowhook doctor --prove is running.",
+    "parent": null
+  }
+]
+`
+
+// Reminder is the reminder nowhook prints for Payload: the text the first
+// request after the compaction must carry.
+const Reminder = "Kanbus WIP (whole project, capped):\n\n- [P1][in_progress] kbs-prove1: Prove the compaction hook — nowhook doctor --prove is running."
+
+// standInKbs is the stand-in kbs: it counts its calls and prints the
+// payload for `kbs now --json ...`.
+const standInKbs = "#!/bin/sh\n# stand-in kbs of nowhook doctor --prove: prints a fixed payload\necho \"$$\" >>%[1]s\ncase \"$*\" in\n*now*--json*) exec cat %[2]s ;;\nesac\necho \"stand-in kbs: unsupported: $*\" >&2\nexit 1\n"
+
+// Copy bounds: a repository larger than this is not copied.
+const (
+	maxFiles = 20000
+	maxBytes = 256 << 20
+)
+
+// world is one client's throw-away world: the copy of the agent's view
+// (view), a temporary HOME (home), a bin directory first on PATH with the
+// stand-in kbs and nowhook, and the client.
+type world struct {
+	dir, view, home, bin, tmp string
+	client                    string // the client's absolute path
+	path                      string // the PATH the client gets
+	calls                     string // the stand-in kbs appends a line per call
+	user                      bool   // proving the user scope
+	root                      string // the repository copied ("" for the user scope)
+	userEnv                   []string
+}
+
+// newWorld makes the world for agent a: the repository copied (or, for
+// the user scope, an empty Kanbus project and a copy of the user's hook
+// files in the temporary HOME).
+func newWorld(o Options, a *agentpkg.Agent, client string) (*world, error) {
+	dir, err := os.MkdirTemp("", "nowhook-prove-"+a.Name+"-")
+	if err != nil {
+		return nil, err
+	}
+	w := &world{dir: dir, view: filepath.Join(dir, "view"), home: filepath.Join(dir, "home"),
+		bin: filepath.Join(dir, "bin"), tmp: filepath.Join(dir, "tmp"), client: client,
+		calls: filepath.Join(dir, "kbs-calls"), user: o.User, root: o.Root, userEnv: o.Env}
+	for _, d := range []string{w.view, w.home, w.bin, w.tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return w, err
+		}
+	}
+	payload := filepath.Join(dir, "payload.json")
+	if err := os.WriteFile(payload, []byte(Payload), 0o644); err != nil {
+		return w, err
+	}
+	if err := os.WriteFile(filepath.Join(w.bin, "kbs"), fmt.Appendf(nil, standInKbs, shQuote(w.calls), shQuote(payload)), 0o755); err != nil {
+		return w, err
+	}
+	if o.Self != "" {
+		if err := os.Symlink(o.Self, filepath.Join(w.bin, "nowhook")); err != nil {
+			return w, err
+		}
+	}
+	w.path = w.bin + string(filepath.ListSeparator) + filepath.Dir(client) + string(filepath.ListSeparator) + osutil.Getenv(o.Env, "PATH")
+	if o.User {
+		err = w.userView(o, a)
+	} else {
+		err = copyTree(o.Root, w.view)
+	}
+	if err != nil {
+		return w, err
+	}
+	if git, err := exec.LookPath("git"); err == nil {
+		// A repository of its own, with no history: the clients and the
+		// hook runtime look for the git root.
+		cmd := exec.Command(git, "init", "-q")
+		cmd.Dir, cmd.Env = w.view, w.env()
+		cmd.Run()
+	}
+	return w, nil
+}
+
+// userView makes an empty Kanbus project and copies the agent's user
+// settings file and wrapper into the temporary HOME, at the same place.
+func (w *world) userView(o Options, a *agentpkg.Agent) error {
+	if err := os.WriteFile(filepath.Join(w.view, ".kanbus.yml"), []byte("project_directory: project\nproject_key: kbs\n"), 0o644); err != nil {
+		return err
+	}
+	home := osutil.Getenv(o.Env, "HOME")
+	dir, err := a.Scope.User.Folder(func(k string) string { return osutil.Getenv(o.Env, k) }, home)
+	if err != nil {
+		return err
+	}
+	if !strings.HasPrefix(dir, home+string(filepath.Separator)) {
+		return fmt.Errorf("%s is outside HOME (%s moves it): prove copies only folders under HOME", dir, a.Scope.User.Var)
+	}
+	h := a.UserHook(dir)
+	for _, p := range []string{h.File.Path, h.Script} {
+		rel, err := filepath.Rel(home, p)
+		if err != nil {
+			return err
+		}
+		if err := copyFile(p, filepath.Join(w.home, rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// env is the client's whole environment: nothing of the user's but
+// PATH, plus extra.
+func (w *world) env(extra ...string) []string {
+	return append([]string{"PATH=" + w.path, "HOME=" + w.home, "LANG=C.UTF-8", "TMPDIR=" + w.tmp}, extra...)
+}
+
+// shown names, in a message about the copy, the files it was copied
+// from: the repository (the user's folder under the temporary HOME).
+func (w *world) shown(msg string, o Options) string {
+	if o.User {
+		return strings.ReplaceAll(msg, w.home, "~")
+	}
+	return strings.ReplaceAll(msg, w.view, o.Root)
+}
+
+// kbsCalls is how often the stand-in kbs ran.
+func (w *world) kbsCalls() int {
+	b, _ := os.ReadFile(w.calls)
+	return strings.Count(string(b), "\n")
+}
+
+// remove ends what is left running in the world, then deletes it (its
+// files may be read-only: a client's own caches).
+func (w *world) remove() {
+	w.sweep()
+	filepath.WalkDir(w.dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+	os.RemoveAll(w.dir)
+}
+
+// sweep kills every process whose working directory is inside the world:
+// the clients' process groups are killed already, but a client may start
+// a hook in a process group of its own (Qwen Code does).
+func (w *world) sweep() {
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if cwd, err := os.Readlink("/proc/" + p.Name() + "/cwd"); err == nil && (cwd == w.dir || strings.HasPrefix(cwd, w.dir+string(filepath.Separator))) {
+			osutil.KillPID(pid)
+		}
+	}
+}
+
+// skipped are the folders the copy leaves out: git's own data (the copy
+// gets a fresh repository) and installed packages.
+var skipped = map[string]bool{".git": true, "node_modules": true}
+
+// copyTree copies the files under src to dst: regular files with their
+// mode, symbolic links as they are (one pointing into src points into
+// the copy instead), no .git or node_modules folder.
+func copyTree(src, dst string) error {
+	files, size := 0, int64(0)
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir() && rel != "." && skipped[d.Name()]:
+			return filepath.SkipDir
+		case d.IsDir():
+			return os.MkdirAll(to, 0o755)
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			if r, err := filepath.Rel(src, target); err == nil && filepath.IsAbs(target) && !strings.HasPrefix(r, "..") {
+				target = filepath.Join(dst, r)
+			}
+			return os.Symlink(target, to)
+		case !d.Type().IsRegular():
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		files, size = files+1, size+info.Size()
+		if files > maxFiles || size > maxBytes {
+			return fmt.Errorf("%s holds more than %d files or %d MB outside .git and node_modules: too large to copy", src, maxFiles, maxBytes>>20)
+		}
+		return copyFile(p, to)
+	})
+}
+
+// copyFile copies one regular file, keeping its mode.
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	info, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, info.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	return errors.Join(err, out.Close())
+}
+
+func shQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
