@@ -109,13 +109,13 @@ func TestClaudePlatformEnv(t *testing.T) {
 	writeFile(t, filepath.Join(s.home, ".claude", "settings.json"), `{"permissions": {"allow": ["Bash(`+platformEnv+`)"]}}`+"\n", 0o644)
 	writeFile(t, filepath.Join(s.repo, ".claude", "settings.json"), string(settings)+"\n", 0o644)
 	m := newCheckpointAnthropic(t, []checkpointStep{
-		{tool: platformEnv, usage: 1000}, {usage: 1000}, // hello
-		{tool: platformEnv, usage: 1000}, {usage: 1000}, // again, after /compact
+		{Tool: platformEnv, Usage: 1000}, {Usage: 1000}, // hello
+		{Tool: platformEnv, Usage: 1000}, {Usage: 1000}, // again, after /compact
 	})
-	env := claudeEnv(s, &anthropicMock{srv: m.srv})
+	env := claudeEnv(s, m.URL)
 	clientVersion(t, ctx, env, bin)
 	runClaudeSession(t, ctx, bin, env, s.repo, []string{"hello", "/compact", "again"})
-	reqs := m.requests()
+	reqs := m.Requests()
 	dumpRequests(t, reqs)
 	if len(reqs) != 5 || reqs[2].Kind != "summary" {
 		t.Fatalf("%d requests, want 5 (tool call, its result, summary, tool call, its result)", len(reqs))
@@ -172,8 +172,8 @@ func TestCodexPlatformEnv(t *testing.T) {
 		map[string]any{"matcher": "startup", "hooks": []any{map[string]any{"type": "command", "command": envFileHook(saved, "codex") + "; printf '%s\\n' " + shQuote(out), "timeout": 10}}},
 	}}})
 	writeFile(t, filepath.Join(s.repo, ".codex", "hooks.json"), string(hooks)+"\n", 0o644)
-	m := newCheckpointResponses(t, []checkpointStep{{tool: platformEcho, usage: 1000}, {usage: 1000}})
-	home := codexManualHome(t, s, &responsesMock{srv: m.srv}) // it reads only the server's URL
+	m := newCheckpointResponses(t, []checkpointStep{{Tool: platformEcho, Usage: 1000}, {Usage: 1000}})
+	home := codexManualHome(t, s, m)
 	cfg, err := os.ReadFile(filepath.Join(home, "config.toml"))
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +185,7 @@ func TestCodexPlatformEnv(t *testing.T) {
 	if res.err != nil {
 		t.Fatalf("codex exec: %v\nstdout:\n%s\nstderr:\n%s", res.err, res.stdout, res.stderr)
 	}
-	reqs := m.requests()
+	reqs := m.Requests()
 	dumpRequests(t, reqs)
 	pl, envFile := savedPayload(t, saved)
 	if model, _ := pl["model"].(string); pl["source"] != "startup" || model != "mock-model" || envFile {
@@ -227,7 +227,7 @@ func TestDroidPlatformEnv(t *testing.T) {
 	if res.err != nil {
 		t.Fatalf("droid exec: %v\n%s%s", res.err, res.stdout, res.stderr)
 	}
-	reqs := m.requests()
+	reqs := m.Requests()
 	pl, envFile := savedPayload(t, saved)
 	if pl["source"] != "startup" || !envFile {
 		t.Fatalf("SessionStart payload source %v, CLAUDE_ENV_FILE set %v; want startup, set", pl["source"], envFile)
