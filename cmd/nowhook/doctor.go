@@ -12,7 +12,7 @@ import (
 )
 
 // doctorUsage is doctor's help, written whole; a usage error repeats it.
-const doctorUsage = `Usage: nowhook doctor [--dir DIR] [--json] [--live] [--scope user]
+const doctorUsage = `Usage: nowhook doctor [--dir DIR] [--json] [--live] [--prove] [--scope user]
 
 Checks the repository's hook configuration for every agent that is set up
 or detected, the way each agent reads it, then runs each installed hook
@@ -24,8 +24,9 @@ real-client tests passed on. It prints one table, RESULT CHECK MESSAGE,
 with the command that fixes each problem, and changes no file. (It runs
 kbs now --json --list as the hook does; a Kanbus with AI configured may
 then refresh its right-now summaries, as it does after every compaction.
-With codex on PATH, it asks codex app-server for the hooks' trust, and
-codex keeps its usual state in CODEX_HOME.)
+With --live and codex on PATH, it asks codex app-server for the hooks'
+trust, and codex keeps its usual state in CODEX_HOME; without --live it
+reads the trust from Codex's config.toml.)
 
 Without --live it answers within about a second: it runs only nowhook's
 own wrappers, under a short probe budget (the hook runtime takes it from

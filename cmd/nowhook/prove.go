@@ -14,7 +14,8 @@ const proveUsage = `  --prove     also run each re-inject agent's installed clie
               user: of your agent settings), with a temporary HOME and a model server
               on 127.0.0.1, force a compaction, and report whether the reminder
               reached the model (a stand-in kbs prints a fixed payload; at most 30 s
-              per client; nothing in the repository is written)
+              per client, or NOWHOOK_PROVE_LIMIT (a Go duration); nothing in the
+              repository is written)
 `
 
 // withProof adds doctor --prove's rows to r: one per re-inject agent set

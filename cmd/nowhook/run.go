@@ -29,7 +29,7 @@ Usage:
   nowhook setup [--yes] [--agents LIST] [--dir DIR] [--dry-run [--diff]] [--timeout DURATION] [--checkpoint] [--checkpoint-at PERCENT] [--trust-codex] [--force]
   nowhook setup --scope user --agents LIST [--yes] [--dry-run [--diff]] [--timeout DURATION] [--force]
   nowhook remove [--yes] [--agents LIST] [--dir DIR] [--dry-run] [--scope user]
-  nowhook doctor [--dir DIR] [--json] [--live] [--scope user]
+  nowhook doctor [--dir DIR] [--json] [--live] [--prove] [--scope user]
   nowhook reminder [--timeout DURATION] [--checkpoint [--at PERCENT] | --hint]
   nowhook version
 

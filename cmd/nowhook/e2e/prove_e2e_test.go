@@ -89,7 +89,7 @@ var proveCases = map[string]proveCase{
 		{"script deleted", func(t *testing.T, s *sandbox) func() {
 			removeFile(t, filepath.Join(s.repo, ".claude", "hooks", "kanbus-compaction-right-now.sh"))
 			return nil
-		}, "the hook ran and failed: exit status 127"},
+		}, "the hook ran and printed nothing, and never called kbs: its script is missing"},
 		{"settings broken", func(t *testing.T, s *sandbox) func() {
 			replaceIn(t, filepath.Join(s.repo, ".claude", "settings.json"), `"hooks": {`, `"hooks": {,`)
 			return nil

@@ -136,7 +136,15 @@ func prove(ctx context.Context, o Options, d *driver, a *agentpkg.Agent, bin str
 	if ok {
 		return diag.OK, fmt.Sprintf("%s: the reminder reached the first request after %s (%s; %s)", name, d.compaction, took, standIn), ""
 	}
-	return diag.Error, fmt.Sprintf("%s: %s (%s; %s)", name, msg, took, standIn), d.fix(o, a)
+	fix := d.fix(o, a)
+	if seen.refused != "" {
+		// setup refuses a file the client cannot parse: the file comes first.
+		fix = "correct the settings file as " + a.Name + ".hooks-file says, then run nowhook doctor --prove"
+		if o.User {
+			fix += " --scope user"
+		}
+	}
+	return diag.Error, fmt.Sprintf("%s: %s (%s; %s)", name, msg, took, standIn), fix
 }
 
 // A driver is what prove knows of one client: the agent it serves, the

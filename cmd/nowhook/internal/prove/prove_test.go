@@ -185,6 +185,10 @@ func TestProveRows(t *testing.T) {
 			if c.sev == diag.Error && f.Fix == "" {
 				t.Errorf("an error row without a fix")
 			}
+			// setup refuses a settings file the client cannot parse.
+			if refused := c.mode == "refused"; refused != strings.HasPrefix(f.Fix, "correct the settings file as claude.hooks-file says") {
+				t.Errorf("fix %q for %s", f.Fix, c.mode)
+			}
 			if got := treeHash(t, root); got != before {
 				t.Errorf("the repository changed")
 			}
