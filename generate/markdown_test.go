@@ -43,6 +43,8 @@ func TestMergeBlock(t *testing.T) {
 		{"older version at the very end without a final newline", "a\n<!-- nowhook:begin t v1 -->\nold\n<!-- nowhook:end t -->", "a\n" + strings.TrimSuffix(testText, "\n")},
 		{"older version in a CRLF file", "a\r\n<!-- nowhook:begin t v1 -->\r\nold\r\n<!-- nowhook:end t -->\r\nb\r\n", "a\r\n" + crlf + "b\r\n"},
 		{"older version with the current body", "<!-- nowhook:begin t v1 -->\nbody line\n<!-- nowhook:end t -->\n", testText},
+		{"current version with an older release's body is brought up to date", "a\n<!-- nowhook:begin t v2 -->\nold\n<!-- nowhook:end t -->\nb\n", "a\n" + testText + "b\n"},
+		{"current version with an older release's body at the very end without a final newline", "a\n<!-- nowhook:begin t v2 -->\nold\n<!-- nowhook:end t -->", "a\n" + strings.TrimSuffix(testText, "\n")},
 		{"current in a CRLF file", "a\r\n" + crlf, "a\r\n" + crlf},
 		{"current with LF in a file with some CRLF lines is left as it is", "a\r\n" + testText, "a\r\n" + testText},
 	}

@@ -41,3 +41,68 @@ func TestInstalledOnDemandInOwnFile(t *testing.T) {
 		t.Errorf("block in .junie/guidelines.md, Junie not in use: mode %q, want none", got)
 	}
 }
+
+// TestUserInstalled: the user-scope hook is in place only with its entry
+// in the user settings and its wrapper there and executable. A wrapper
+// that is missing, not executable or not a file runs nothing (the
+// command's guard skips it), so setup must not tell a user that it covers
+// sessions started in a sub-folder.
+func TestUserInstalled(t *testing.T) {
+	none := func(string) string { return "" }
+	tested := 0
+	for _, a := range All {
+		if a.Scope.User == nil {
+			continue
+		}
+		tested++
+		home := t.TempDir()
+		dir, err := a.Scope.User.Folder(none, home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := a.UserHook(dir)
+		settings, err := h.File.MergeHook(nil, h.Hook(Options{Budget: DefaultBudget}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		write := func(path string, b []byte, mode os.FileMode) {
+			t.Helper()
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, b, mode); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(path, mode); err != nil {
+				t.Fatal(err)
+			}
+		}
+		check := func(state string, want bool) {
+			t.Helper()
+			file, got := a.UserInstalled(none, home)
+			if got != want || file != h.File.Path {
+				t.Errorf("%s, %s: UserInstalled = %q, %v; want %q, %v", a.Name, state, file, got, h.File.Path, want)
+			}
+		}
+		check("nothing there", false)
+		write(h.File.Path, settings, 0o644)
+		check("the entry without its wrapper", false)
+		write(h.Script, []byte("#!/bin/sh\nexit 0\n"), 0o644)
+		check("the wrapper not executable", false)
+		write(h.Script, []byte("#!/bin/sh\nexit 0\n"), 0o755)
+		check("entry and executable wrapper", true)
+		write(h.File.Path, []byte("{}\n"), 0o644)
+		check("the wrapper without its entry", false)
+		write(h.File.Path, settings, 0o644)
+		if err := os.Remove(h.Script); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(h.Script, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		check("a folder where the wrapper goes", false)
+	}
+	if tested == 0 {
+		t.Fatal("no agent has a user scope")
+	}
+}
