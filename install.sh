@@ -71,7 +71,7 @@ main() {
 	mkdir -p "$dir"
 	install_binary "$work/nowhook" "$dir/nowhook"
 	install_binary "$work/nowhook-reminder" "$dir/nowhook-reminder"
-	say "installed $("$dir/nowhook" version) to $dir/nowhook and $dir/nowhook-reminder"
+	say "installed $("$dir/nowhook" version | head -n 1) to $dir/nowhook and $dir/nowhook-reminder"
 	if ! on_path "$dir"; then
 		say "$dir is not on your PATH; add it, e.g.: export PATH=\"$dir:\$PATH\""
 	fi
