@@ -58,7 +58,7 @@ func runQwen(ctx context.Context, w *world) seen {
 // that would send requests of its own, folder trust on and the view
 // trusted.
 func qwenHome(w *world) error {
-	path := filepath.Join(w.home, ".qwen", "settings.json")
+	path := filepath.Join(w.userDir(".qwen"), "settings.json")
 	settings := map[string]any{}
 	if b, err := os.ReadFile(path); err == nil {
 		if std, err := hujson.Standardize(b); err == nil {
@@ -91,7 +91,7 @@ func qwenHome(w *world) error {
 		return err
 	}
 	trusted, _ := json.Marshal(map[string]string{w.view: "TRUST_FOLDER"})
-	return os.WriteFile(filepath.Join(w.home, ".qwen", "trustedFolders.json"), append(trusted, '\n'), 0o644)
+	return os.WriteFile(filepath.Join(w.userDir(".qwen"), "trustedFolders.json"), append(trusted, '\n'), 0o644)
 }
 
 // settingsComplaint is the first line of a client's stderr that names a

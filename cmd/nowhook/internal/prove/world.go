@@ -13,6 +13,7 @@ import (
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 )
 
 // Payload is what the stand-in kbs prints for `kbs now --json --list`
@@ -56,6 +57,9 @@ type world struct {
 	user                      bool   // proving the user scope
 	root                      string // the repository copied ("" for the user scope)
 	userEnv                   []string
+	// userVar moves the client's user folder into the temporary HOME
+	// where the user's environment moves it (CLAUDE_CONFIG_DIR=...), "".
+	userVar string
 }
 
 // newWorld makes the world for agent a: the repository copied (or, for
@@ -78,7 +82,7 @@ func newWorld(o Options, a *agentpkg.Agent, client string) (*world, error) {
 	if err := os.WriteFile(payload, []byte(Payload), 0o644); err != nil {
 		return w, err
 	}
-	if err := os.WriteFile(filepath.Join(w.bin, "kbs"), fmt.Appendf(nil, standInKbs, shQuote(w.calls), shQuote(payload)), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(w.bin, "kbs"), fmt.Appendf(nil, standInKbs, diag.ShellQuote(w.calls), diag.ShellQuote(payload)), 0o755); err != nil {
 		return w, err
 	}
 	if o.Self != "" {
@@ -119,6 +123,13 @@ func (w *world) userView(o Options, a *agentpkg.Agent) error {
 	if !strings.HasPrefix(dir, home+string(filepath.Separator)) {
 		return fmt.Errorf("%s is outside HOME (%s moves it): prove copies only folders under HOME", dir, a.Scope.User.Var)
 	}
+	if v := a.Scope.User.Var; v != "" && osutil.Getenv(o.Env, v) != "" {
+		rel, err := filepath.Rel(home, dir)
+		if err != nil {
+			return err
+		}
+		w.userVar = v + "=" + filepath.Join(w.home, rel)
+	}
 	h := a.UserHook(dir)
 	for _, p := range []string{h.File.Path, h.Script} {
 		rel, err := filepath.Rel(home, p)
@@ -135,7 +146,20 @@ func (w *world) userView(o Options, a *agentpkg.Agent) error {
 // env is the client's whole environment: nothing of the user's but
 // PATH, plus extra.
 func (w *world) env(extra ...string) []string {
-	return append([]string{"PATH=" + w.path, "HOME=" + w.home, "LANG=C.UTF-8", "TMPDIR=" + w.tmp}, extra...)
+	env := []string{"PATH=" + w.path, "HOME=" + w.home, "LANG=C.UTF-8", "TMPDIR=" + w.tmp}
+	if w.userVar != "" {
+		env = append(env, w.userVar)
+	}
+	return append(env, extra...)
+}
+
+// userDir is the client's user folder in the temporary HOME: def (its
+// name under HOME, ".qwen") unless the user's environment moves it.
+func (w *world) userDir(def string) string {
+	if _, dir, ok := strings.Cut(w.userVar, "="); ok {
+		return dir
+	}
+	return filepath.Join(w.home, def)
 }
 
 // shown names, in a message about the copy, the files it was copied
@@ -182,15 +206,28 @@ func (w *world) sweep() {
 	}
 }
 
-// skipped are the folders the copy leaves out: git's own data (the copy
-// gets a fresh repository) and installed packages.
-var skipped = map[string]bool{".git": true, "node_modules": true}
-
 // copyTree copies the files under src to dst: regular files with their
-// mode, symbolic links as they are (one pointing into src points into
-// the copy instead), no .git or node_modules folder.
+// mode; a symbolic link that stays inside src as a link into the copy,
+// one that leads out of it (a .claude linked into a dotfiles folder) as a
+// copy of what it points at, so that a client writing through it writes
+// into the copy; no node_modules folder and no .git at any depth, folder
+// or file: a worktree's or submodule's .git file points at the user's
+// real repository, and the copy gets a fresh one of its own.
 func copyTree(src, dst string) error {
-	files, size := 0, int64(0)
+	return copyTreeFrom(src, dst, &copyBudget{}, 0)
+}
+
+// copyBudget counts what one copy took, against maxFiles and maxBytes.
+type copyBudget struct {
+	files int
+	size  int64
+}
+
+// maxLinkDepth bounds how many links out of the tree a copy follows
+// inside each other (a link loop through folders outside it).
+const maxLinkDepth = 4
+
+func copyTreeFrom(src, dst string, b *copyBudget, depth int) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -198,19 +235,17 @@ func copyTree(src, dst string) error {
 		rel, _ := filepath.Rel(src, p)
 		to := filepath.Join(dst, rel)
 		switch {
-		case d.IsDir() && rel != "." && skipped[d.Name()]:
+		case rel != "." && d.Name() == ".git":
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		case d.IsDir() && rel != "." && d.Name() == "node_modules":
 			return filepath.SkipDir
 		case d.IsDir():
 			return os.MkdirAll(to, 0o755)
 		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			if r, err := filepath.Rel(src, target); err == nil && filepath.IsAbs(target) && !strings.HasPrefix(r, "..") {
-				target = filepath.Join(dst, r)
-			}
-			return os.Symlink(target, to)
+			return copyLink(src, dst, p, to, b, depth)
 		case !d.Type().IsRegular():
 			return nil
 		}
@@ -218,12 +253,63 @@ func copyTree(src, dst string) error {
 		if err != nil {
 			return err
 		}
-		files, size = files+1, size+info.Size()
-		if files > maxFiles || size > maxBytes {
-			return fmt.Errorf("%s holds more than %d files or %d MB outside .git and node_modules: too large to copy", src, maxFiles, maxBytes>>20)
+		if err := b.take(src, info.Size()); err != nil {
+			return err
 		}
 		return copyFile(p, to)
 	})
+}
+
+// take counts one file of size bytes.
+func (b *copyBudget) take(src string, size int64) error {
+	b.files, b.size = b.files+1, b.size+size
+	if b.files > maxFiles || b.size > maxBytes {
+		return fmt.Errorf("%s holds more than %d files or %d MB outside .git and node_modules: too large to copy", src, maxFiles, maxBytes>>20)
+	}
+	return nil
+}
+
+// copyLink copies the link p (inside src) to to: as a link where it
+// stays inside src, else as a copy of its target; a dangling link is
+// left out.
+func copyLink(src, dst, p, to string, b *copyBudget, depth int) error {
+	target, err := os.Readlink(p)
+	if err != nil {
+		return err
+	}
+	resolved := target
+	if !filepath.IsAbs(resolved) {
+		resolved = filepath.Join(filepath.Dir(p), target)
+	}
+	if real, err := filepath.EvalSymlinks(resolved); err == nil {
+		resolved = real
+	}
+	realSrc, err := filepath.EvalSymlinks(src)
+	if err != nil {
+		realSrc = src
+	}
+	if r, err := filepath.Rel(realSrc, resolved); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		if filepath.IsAbs(target) {
+			target = filepath.Join(dst, r)
+		}
+		return os.Symlink(target, to)
+	}
+	info, err := os.Stat(resolved)
+	switch {
+	case err != nil:
+		return nil
+	case info.IsDir():
+		if depth >= maxLinkDepth {
+			return fmt.Errorf("%s: more than %d links out of the repository inside each other", p, maxLinkDepth)
+		}
+		return copyTreeFrom(resolved, to, b, depth+1)
+	case !info.Mode().IsRegular():
+		return nil
+	}
+	if err := b.take(src, info.Size()); err != nil {
+		return err
+	}
+	return copyFile(resolved, to)
 }
 
 // copyFile copies one regular file, keeping its mode.
@@ -246,8 +332,4 @@ func copyFile(from, to string) error {
 	}
 	_, err = io.Copy(out, in)
 	return errors.Join(err, out.Close())
-}
-
-func shQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
