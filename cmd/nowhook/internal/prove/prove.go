@@ -62,13 +62,20 @@ const standIn = "a stand-in kbs printed a fixed payload"
 // returns one finding per agent: ok, an error naming what was seen, or
 // info when the client is not installed.
 func Run(ctx context.Context, o Options) []diag.Finding {
+	var out []diag.Finding
 	if o.Limit == 0 {
 		o.Limit = DefaultLimit
-		if d, err := time.ParseDuration(osutil.Getenv(o.Env, "NOWHOOK_PROVE_LIMIT")); err == nil && d > 0 {
-			o.Limit = d
+		if v := osutil.Getenv(o.Env, "NOWHOOK_PROVE_LIMIT"); v != "" {
+			if d, err := time.ParseDuration(v); err == nil && d > 0 {
+				o.Limit = d
+			} else {
+				out = append(out, diag.Finding{Check: "prove.limit", Severity: diag.Info,
+					Message: fmt.Sprintf("NOWHOOK_PROVE_LIMIT=%q is not a positive Go duration, so each client gets the default %s", v, DefaultLimit),
+					Fix:     "NOWHOOK_PROVE_LIMIT=2m nowhook doctor --prove"})
+			}
 		}
 	}
-	var out []diag.Finding
+	out = append(out, undriven(o)...)
 	for _, d := range drivers {
 		a, ok := agentpkg.Lookup(d.agent)
 		if !ok || !o.setUp(a) {
@@ -87,6 +94,25 @@ func Run(ctx context.Context, o Options) []diag.Finding {
 		}
 		f.Severity, f.Message, f.Fix = prove(ctx, o, d, a, bin)
 		out = append(out, f)
+	}
+	return out
+}
+
+// undriven is an info row for each agent set up to re-inject that prove
+// has no driver for (Gemini CLI, Factory Droid): silence would read as
+// proven.
+func undriven(o Options) []diag.Finding {
+	driven := map[string]bool{}
+	for _, d := range drivers {
+		driven[d.agent] = true
+	}
+	var out []diag.Finding
+	for _, a := range agentpkg.All {
+		if driven[a.Name] || o.User || a.InstalledIn(o.Root, true).Mode != agentpkg.Reinject {
+			continue
+		}
+		out = append(out, diag.Finding{Check: "prove." + a.Name, Agent: a.Name, Severity: diag.Info,
+			Message: a.Title + " is set up to re-inject, but nowhook doctor --prove does not drive its client yet: the real-client tests of nowhook's own CI are its proof (nowhook version lists the versions)"})
 	}
 	return out
 }
