@@ -124,3 +124,20 @@ func TestClientNotInstalled(t *testing.T) {
 		t.Errorf("client: %+v", f.Client)
 	}
 }
+
+// TestClientVersionQuickLimit: without --live a client's --version gets
+// the quick probe budget, and one that does not answer in it is an info
+// row pointing at doctor --live, which waits the longer limit.
+func TestClientVersionQuickLimit(t *testing.T) {
+	r := newRepo(t)
+	r.install("codex", time.Second)
+	r.write(filepath.Join(r.bin, "codex"), "#!/bin/sh\nexec sleep 60\n", 0o755)
+	f := expectOne(t, r.run(), "codex.client", Info, "codex --version did not answer within doctor's quick wait of 500ms; nowhook doctor --live waits up to 2s; ")
+	if f.Fix != "nowhook doctor --live" {
+		t.Errorf("fix %q, want nowhook doctor --live", f.Fix)
+	}
+	f = expectOne(t, r.runLive(), "codex.client", Info, "codex --version did not answer within 2s; ")
+	if f.Fix != "" {
+		t.Errorf("--live: fix %q", f.Fix)
+	}
+}
