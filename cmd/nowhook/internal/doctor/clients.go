@@ -157,6 +157,10 @@ func (clientCheck) Run(d *doctor, a *agent) []Finding {
 	case containsVersion(proven, version):
 		f.Severity = OK
 		f.Message += "proven on " + version
+	case compareVersions(version, newest) > 0 && a.p.Doctor.Proved:
+		// Only --prove starts the client: --live runs the hooks alone.
+		f.Message += fmt.Sprintf("newer than proven (%s > %s): run nowhook doctor --prove", version, newest)
+		f.Fix = "nowhook doctor --prove" + d.scopeArg + d.dirFlag
 	case compareVersions(version, newest) > 0:
 		f.Message += fmt.Sprintf("newer than proven (%s > %s): run nowhook doctor --live", version, newest)
 		if !d.live {
