@@ -179,6 +179,7 @@ var claude = &Agent{
 			claudeCompactBlock.Name: "the compaction summary is not told to keep the Kanbus issue ids",
 		},
 		Transcript: claudeTranscript,
+		Proved:     true,
 	},
 	Checkpoint: claudeCheckpoint,
 	Scope:      claudeScope,

@@ -146,6 +146,7 @@ var codex = &Agent{
 	Doctor: Doctor{
 		Quirks:     []Check{codexConfigCheck, codexFeaturesCheck, codexLayersCheck, codexTrustCheck, codexDocCapCheck},
 		Transcript: codexRollout,
+		Proved:     true,
 	},
 	Checkpoint: codexCheckpoint,
 	Scope:      codexScope,

@@ -33,6 +33,11 @@ type Doctor struct {
 	// hook files (which are its settings), and where the list comes from;
 	// nil where Reads says it all.
 	Loads func(files []*diag.HookFile) (names []string, source string)
+	// Proved: `nowhook doctor --prove` drives the agent's real client
+	// against a mock model (package prove has a driver for it; prove's
+	// tests check that the two agree). Doctor's client row sends a client
+	// newer than the proven ones to --prove, the others to --live.
+	Proved bool
 }
 
 // Check is one of doctor's checks that only one agent needs, written in

@@ -84,7 +84,7 @@ var opencode = &Agent{
 	Markers:  []string{".opencode", "opencode.json", "opencode.jsonc"},
 	Binaries: []string{"opencode"},
 	Reads:    opencodeReads,
-	Doctor:   Doctor{Quirks: []Check{opencodePluginCheck}},
+	Doctor:   Doctor{Quirks: []Check{opencodePluginCheck}, Proved: true},
 	Scope:    opencodeScope,
 }
 

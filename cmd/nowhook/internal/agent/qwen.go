@@ -120,6 +120,7 @@ var qwen = &Agent{
 		BlockMisses: map[string]string{
 			onDemand.Name: "Qwen Code learns `kbs now` only from AGENTS.md, which it skips when its context.fileName setting names other files",
 		},
+		Proved: true,
 	},
 	Scope: qwenScope,
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
+	"github.com/nowhook/nowhook/cmd/internal/reminder"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
@@ -322,6 +323,7 @@ var jsonOnly = map[string]bool{"PostToolUse": true}
 
 // cpProbe is one live run of a checkpoint entry.
 type cpProbe struct {
+	script string
 	event  string
 	pct    int64 // the context use the transcript shows, in percent; -1 for the hint
 	res    procResult
@@ -338,6 +340,9 @@ type cpLive struct {
 	about   string
 	runs    []*future[cpProbe]
 	hints   []*future[cpProbe]
+	// notRun are the scripts not run: outside --live, those that are not
+	// nowhook's unchanged ones (as the compact hook's live runs).
+	notRun []string
 }
 
 // Start runs the installed checkpoint live, when all of it is installed.
@@ -405,14 +410,19 @@ func (checkpointCheck) Start(ctx context.Context, d *doctor, a *agent) {
 		if !ok {
 			budget = agentpkg.DefaultBudget
 		}
+		extra := []string{"XDG_STATE_HOME=" + state, "NOWHOOK_DEBUG=1"}
+		if !d.live {
+			budget = probeBudget
+			extra = append(extra, reminder.ProbeBudgetEnv+"="+strconv.FormatFloat(probeBudget.Seconds(), 'f', -1, 64))
+		}
 		limit := d.limit
 		if limit == 0 {
 			limit = budget + 2*time.Second
 		}
-		env := d.hookEnv(a, fk, "XDG_STATE_HOME="+state, "NOWHOOK_DEBUG=1")
+		env := d.hookEnv(a, fk, extra...)
 		event := s.schema.Event
 		fu := start(func() cpProbe {
-			r := cpProbe{event: event, pct: pct}
+			r := cpProbe{script: s.script, event: event, pct: pct}
 			r.res = runProc(ctx, proc{argv: []string{a.p.Hooks.Shell, "-c", h.Command}, dir: d.root, env: env, stdin: append(payload, '\n'), limit: limit})
 			pids := readPids(fk.calls)
 			r.calls, r.strays = len(pids), killStrays(pids)
@@ -425,6 +435,10 @@ func (checkpointCheck) Start(ctx context.Context, d *doctor, a *agent) {
 	below := int64(l.at / 2)
 	var first *ourSpec
 	for _, s := range a.checkpoint {
+		if !d.quickRuns(s.script) {
+			l.notRun = append(l.notRun, s.script)
+			continue
+		}
 		if !d.runsCheckpointScript(a, s) {
 			if fu := launch(s, above, true); fu != nil {
 				l.hints = append(l.hints, fu)
@@ -443,6 +457,17 @@ func (checkpointCheck) Start(ctx context.Context, d *doctor, a *agent) {
 			l.runs = append(l.runs, fu)
 		}
 	}
+}
+
+// quickRuns reports whether doctor runs the script: under --live any
+// script, otherwise only nowhook's own, unchanged (or a missing one, whose
+// command fails at once), as notRun decides for the compact hook.
+func (d *doctor) quickRuns(script string) bool {
+	if d.live {
+		return true
+	}
+	state, _ := generate.InspectScript(d.readScript(script))
+	return state == generate.ScriptOurs || state == generate.ScriptAbsent
 }
 
 // runsCheckpointScript reports whether the entry runs the checkpoint
@@ -471,6 +496,15 @@ func (d *doctor) checkpointLive(a *agent) []Finding {
 		return []Finding{{Severity: Info, Message: "did not run the checkpoint live: " + l.skipped}}
 	}
 	var out []Finding
+	seen := map[string]bool{}
+	for _, script := range l.notRun {
+		if seen[script] {
+			continue
+		}
+		seen[script] = true
+		out = append(out, Finding{Severity: Info, Path: script, Fix: "nowhook doctor --live" + d.dirFlag,
+			Message: fmt.Sprintf("not run: %s is not nowhook's unchanged script (the script row says whose it is), so a quick run does not run it; nowhook doctor --live runs it with a fake kbs", script)})
+	}
 	if len(l.runs) > 0 {
 		threshold := fmt.Sprintf("%d%%", l.at)
 		if !l.atKnown {
@@ -492,30 +526,16 @@ func (d *doctor) checkpointLive(a *agent) []Finding {
 				f.Fix = d.liveCheckpointFix(a, why)
 			}
 		}
-		for _, s := range a.checkpoint {
-			if d.runsCheckpointScript(a, s) {
-				script = s.script
-				f.Path = script
-				break
-			}
-		}
+		script = l.runs[0].wait().script
+		f.Path = script
 		f.Message = fmt.Sprintf("ran %s (%s -c, %s, a fake kbs listing %s): %s",
 			script, a.p.Hooks.Shell, l.about, strings.Join(probeIDs, " and "), strings.Join(parts, "; "))
 		out = append(out, f)
 	}
-	for i, fu := range l.hints {
+	for _, fu := range l.hints {
 		r := fu.wait()
 		sev, text, why := d.judgeHint(a, r)
-		script := ""
-		n := 0
-		for _, s := range a.checkpoint {
-			if !d.runsCheckpointScript(a, s) {
-				if n == i {
-					script = s.script
-				}
-				n++
-			}
-		}
+		script := r.script
 		f := Finding{Severity: sev, Path: script,
 			Message: fmt.Sprintf("ran %s, the summary hint (%s -c, %s payload, the same fake kbs): %s", script, a.p.Hooks.Shell, r.event, text)}
 		if sev > OK {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -244,5 +245,64 @@ func TestCodexCheckpointTrustAppServer(t *testing.T) {
 				t.Errorf("%s: no trusted row for %s:\n%s", source, event, all)
 			}
 		}
+	}
+}
+
+// TestCheckpointQuickGate: without --live doctor runs nowhook's own
+// checkpoint script with the short probe budget (a nowhook-reminder on
+// PATH records what each run was given) and does not run one changed by
+// hand: an info row says so, with doctor --live as its fix; doctor --live
+// runs it, with no probe budget.
+func TestCheckpointQuickGate(t *testing.T) {
+	r := newRepo(t)
+	r.write(".kanbus.yml", "project_key: kbs\n", 0o644)
+	r.kbs(`echo '[]'`)
+	r.setup("claude", true)
+	record := filepath.Join(realTemp(t), "probe")
+	r.write(filepath.Join(r.bin, "nowhook-reminder"), "#!/bin/sh\nprintf '%s:%s\\n' \"$1\" \"${"+reminder.ProbeBudgetEnv+"-unset}\" >>"+record+"\nexit 0\n", 0o755)
+	runs := func() string {
+		t.Helper()
+		b, _ := os.ReadFile(record)
+		os.Remove(record)
+		var got []string // the checkpoint's and the hint's, not the compact hook's
+		for _, f := range strings.Fields(string(b)) {
+			if strings.HasPrefix(f, "--checkpoint:") || strings.HasPrefix(f, "--hint:") {
+				got = append(got, f)
+			}
+		}
+		sort.Strings(got)
+		return strings.Join(got, " ")
+	}
+
+	r.run()
+	if got, want := runs(), "--checkpoint:0.5 --checkpoint:0.5 --checkpoint:0.5 --hint:0.5"; got != want {
+		t.Errorf("the quick runs were given %q, want %q", got, want)
+	}
+
+	script := strings.Replace(string(r.read(agentpkg.ClaudeCheckpointScript)), "\nexit 0\n", "\necho hand-made\nexit 0\n", 1)
+	r.write(agentpkg.ClaudeCheckpointScript, script, 0o755)
+	fs := r.run()
+	if got := runs(); got != "--hint:0.5" {
+		t.Errorf("without --live, with the checkpoint script changed by hand, the runs were %q, want only the hint's", got)
+	}
+	var row *Finding
+	for i, f := range find(fs, "claude.checkpoint") {
+		if strings.HasPrefix(f.Message, "ran "+agentpkg.ClaudeCheckpointScript) {
+			t.Errorf("ran the hand-changed script without --live: %s", f.Message)
+		}
+		if strings.HasPrefix(f.Message, "not run: "+agentpkg.ClaudeCheckpointScript) {
+			row = &find(fs, "claude.checkpoint")[i]
+		}
+	}
+	switch {
+	case row == nil:
+		t.Fatalf("no not-run row for %s:\n%s", agentpkg.ClaudeCheckpointScript, dump(fs))
+	case row.Severity != Info || !strings.Contains(row.Message, "nowhook doctor --live runs it") || row.Fix != "nowhook doctor --live":
+		t.Errorf("not-run row: %s %s (fix %q)", row.Severity, row.Message, row.Fix)
+	}
+
+	r.runLive()
+	if got, want := runs(), "--checkpoint:unset --checkpoint:unset --checkpoint:unset --hint:unset"; got != want {
+		t.Errorf("the --live runs were %q, want %q", got, want)
 	}
 }

@@ -26,9 +26,18 @@ import (
 // name), the package's version says it at once; otherwise doctor asks
 // the command `--version`, as pins.tsv says every pinned client answers.
 
-// clientLimit bounds each client's `--version`; they run in parallel with
-// the rest of doctor's slow work.
+// clientLimit bounds each client's `--version` under --live; they run in
+// parallel with the rest of doctor's slow work. Without --live the quick
+// probe budget bounds it, so that doctor answers within about a second.
 const clientLimit = 2 * time.Second
+
+// versionLimit bounds a client's `--version` in this run.
+func (d *doctor) versionLimit() time.Duration {
+	if d.live {
+		return clientLimit
+	}
+	return probeBudget
+}
 
 // clientRun is one client's `--version`, once started.
 type clientRun struct {
@@ -77,7 +86,7 @@ func (clientCheck) Start(ctx context.Context, d *doctor, a *agent) {
 		}
 	}
 	c.res = start(func() procResult {
-		return runProc(ctx, proc{argv: []string{path, "--version"}, dir: dir, env: env, limit: clientLimit})
+		return runProc(ctx, proc{argv: []string{path, "--version"}, dir: dir, env: env, limit: d.versionLimit()})
 	})
 	d.slow.waits = append(d.slow.waits, func() { c.res.wait() })
 }
@@ -121,6 +130,10 @@ func (clientCheck) Run(d *doctor, a *agent) []Finding {
 	case res.startErr != nil:
 		f.Message = fmt.Sprintf("%s cannot be started (%v); %s", asked, res.startErr, provenOn)
 		return []Finding{f}
+	case res.killed && !d.live:
+		f.Message = fmt.Sprintf("%s did not answer within doctor's quick wait of %s; nowhook doctor --live waits up to %s; %s", asked, probeBudget, clientLimit, provenOn)
+		f.Fix = "nowhook doctor --live" + d.dirFlag
+		return []Finding{f}
 	case res.killed:
 		f.Message = fmt.Sprintf("%s did not answer within %s; %s", asked, clientLimit, provenOn)
 		return []Finding{f}
@@ -144,6 +157,10 @@ func (clientCheck) Run(d *doctor, a *agent) []Finding {
 	case containsVersion(proven, version):
 		f.Severity = OK
 		f.Message += "proven on " + version
+	case compareVersions(version, newest) > 0 && a.p.Doctor.Proved:
+		// Only --prove starts the client: --live runs the hooks alone.
+		f.Message += fmt.Sprintf("newer than proven (%s > %s): run nowhook doctor --prove", version, newest)
+		f.Fix = "nowhook doctor --prove" + d.scopeArg + d.dirFlag
 	case compareVersions(version, newest) > 0:
 		f.Message += fmt.Sprintf("newer than proven (%s > %s): run nowhook doctor --live", version, newest)
 		if !d.live {

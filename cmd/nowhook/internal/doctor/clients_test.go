@@ -105,7 +105,7 @@ func TestNPMVersion(t *testing.T) {
 
 	// doctor's row, from the package, the client never run.
 	r.install("claude", time.Second)
-	f := expectOne(t, r.run(), "claude.client", Info, "Claude Code 2.1.400 (npm package @anthropic-ai/claude-code): newer than proven (2.1.400 > 2.1.332): run nowhook doctor --live")
+	f := expectOne(t, r.run(), "claude.client", Info, "Claude Code 2.1.400 (npm package @anthropic-ai/claude-code): newer than proven (2.1.400 > 2.1.332): run nowhook doctor --prove")
 	if f.Client == nil || f.Client.Installed != "2.1.400" || f.Client.Path != link {
 		t.Errorf("client: %+v", f.Client)
 	}
@@ -122,5 +122,43 @@ func TestClientNotInstalled(t *testing.T) {
 	}
 	if f.Client == nil || f.Client.Installed != "" || len(f.Client.Proven) != 1 {
 		t.Errorf("client: %+v", f.Client)
+	}
+}
+
+// TestClientVersionQuickLimit: without --live a client's --version gets
+// the quick probe budget, and one that does not answer in it is an info
+// row pointing at doctor --live, which waits the longer limit.
+func TestClientVersionQuickLimit(t *testing.T) {
+	r := newRepo(t)
+	r.install("codex", time.Second)
+	r.write(filepath.Join(r.bin, "codex"), "#!/bin/sh\nexec sleep 60\n", 0o755)
+	f := expectOne(t, r.run(), "codex.client", Info, "codex --version did not answer within doctor's quick wait of 500ms; nowhook doctor --live waits up to 2s; ")
+	if f.Fix != "nowhook doctor --live" {
+		t.Errorf("fix %q, want nowhook doctor --live", f.Fix)
+	}
+	f = expectOne(t, r.runLive(), "codex.client", Info, "codex --version did not answer within 2s; ")
+	if f.Fix != "" {
+		t.Errorf("--live: fix %q", f.Fix)
+	}
+}
+
+// TestClientNewerFix: a client newer than the proven ones is sent to
+// doctor --prove where --prove drives it (the row's Doctor.Proved:
+// Claude Code), to doctor --live where it does not (Gemini CLI).
+func TestClientNewerFix(t *testing.T) {
+	r := newRepo(t)
+	r.setup("claude", false)
+	r.setup("gemini", false)
+	r.write(filepath.Join(r.bin, "claude"), "#!/bin/sh\necho '9.0.0 (Claude Code)'\n", 0o755)
+	r.write(filepath.Join(r.bin, "gemini"), "#!/bin/sh\necho 9.0.0\n", 0o755)
+	fs := r.run()
+	for _, c := range []struct{ check, want string }{
+		{"claude.client", "nowhook doctor --prove"},
+		{"gemini.client", "nowhook doctor --live"},
+	} {
+		f := expectOne(t, fs, c.check, Info, "newer than proven (9.0.0 > ", "): run "+c.want)
+		if f.Fix != c.want {
+			t.Errorf("%s: fix %q, want %q", c.check, f.Fix, c.want)
+		}
 	}
 }

@@ -205,3 +205,22 @@ func TestProveSkipsMissingClient(t *testing.T) {
 		t.Fatalf("rows = %v", fs)
 	}
 }
+
+// TestProvedAgents: the agent table's Doctor.Proved, which doctor's
+// client row reads to send a newer client to --prove, marks exactly the
+// agents prove has a driver for.
+func TestProvedAgents(t *testing.T) {
+	driven := map[string]bool{}
+	for _, d := range drivers {
+		driven[d.agent] = true
+	}
+	for _, a := range agentpkg.All {
+		if a.Doctor.Proved != driven[a.Name] {
+			t.Errorf("agent %s: Doctor.Proved is %v, but prove has a driver for it: %v", a.Name, a.Doctor.Proved, driven[a.Name])
+		}
+		delete(driven, a.Name)
+	}
+	for name := range driven {
+		t.Errorf("prove drives %s, which is not in the agent table", name)
+	}
+}
