@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
@@ -57,4 +58,18 @@ func ScriptBudget(path string) (time.Duration, bool) {
 		return 0, false
 	}
 	return t, true
+}
+
+// versionRE finds a version in a client's `--version` output: numbers
+// joined by dots ("2.1.332 (Claude Code)", "codex-cli 0.171.0"), perhaps
+// with a pre-release suffix.
+var versionRE = regexp.MustCompile(`(?:^|[^0-9.])(\d+(?:\.\d+)+(?:-[0-9A-Za-z][0-9A-Za-z.]*)?)`)
+
+// ClientVersion is the first version in a client's `--version` output,
+// "" for none: what doctor's client rows and doctor --prove's rows name.
+func ClientVersion(out []byte) string {
+	if m := versionRE.FindSubmatch(bytes.TrimSpace(out)); m != nil {
+		return string(m[1])
+	}
+	return ""
 }

@@ -1,12 +1,10 @@
 package doctor
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -116,8 +114,8 @@ func (clientCheck) Run(d *doctor, a *agent) []Finding {
 		// What the command prints is the binary's version: a pin's
 		// binary package's where it has one.
 		res, asked = c.res.wait(), c.command+" --version"
-		if version = clientVersion(res.stdout); version == "" {
-			version = clientVersion(res.stderr)
+		if version = diag.ClientVersion(res.stdout); version == "" {
+			version = diag.ClientVersion(res.stderr)
 		}
 	} else {
 		// The npm package's version is the pinned one.
@@ -177,19 +175,6 @@ func (clientCheck) Run(d *doctor, a *agent) []Finding {
 		}
 	}
 	return []Finding{f}
-}
-
-// versionRE finds a version in a client's `--version` output: numbers
-// joined by dots ("2.1.332 (Claude Code)", "codex-cli 0.171.0"), perhaps
-// with a pre-release suffix.
-var versionRE = regexp.MustCompile(`(?:^|[^0-9.])(\d+(?:\.\d+)+(?:-[0-9A-Za-z][0-9A-Za-z.]*)?)`)
-
-// clientVersion is the first version in out, "" for none.
-func clientVersion(out []byte) string {
-	if m := versionRE.FindSubmatch(bytes.TrimSpace(out)); m != nil {
-		return string(m[1])
-	}
-	return ""
 }
 
 func containsVersion(list []string, v string) bool {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/scripts"
 )
 
@@ -51,8 +52,8 @@ func TestClientVersion(t *testing.T) {
 		"version 7\n":                "",
 		"":                           "",
 	} {
-		if got := clientVersion([]byte(out)); got != want {
-			t.Errorf("clientVersion(%q) = %q, want %q", out, got, want)
+		if got := diag.ClientVersion([]byte(out)); got != want {
+			t.Errorf("ClientVersion(%q) = %q, want %q", out, got, want)
 		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 // makes it report each hook's run (hook_response, with its output and
 // exit code); in -p mode it skips a settings file it cannot parse without
 // a word there, and `claude doctor` then says "Invalid settings".
-var claudeDriver = &driver{agent: "claude", bin: "claude", compaction: "/compact", run: runClaude}
+var claudeDriver = &driver{agent: "claude", compaction: "/compact", run: runClaude}
 
 func runClaude(ctx context.Context, w *world) seen {
 	m, err := mockmodel.NewAnthropic(false)

@@ -28,7 +28,7 @@ import (
 // trust the user forgot is forgotten in the copy too. Codex reports each
 // hook's run (hook/completed, with its status and output). Codex has no
 // user-scope install (agent/codex.go), so it is proven in projects only.
-var codexDriver = &driver{agent: "codex", bin: "codex", compaction: "thread/compact/start", run: runCodex,
+var codexDriver = &driver{agent: "codex", compaction: "thread/compact/start", run: runCodex,
 	fixFor: func(Options, *agentpkg.Agent) string {
 		return "nowhook setup --yes --agents codex --trust-codex (records the hook's trust; then nowhook doctor --prove)"
 	}}

@@ -25,7 +25,7 @@ import (
 // offline, so the package install OpenCode starts in .opencode/ fails at
 // once (the plugin needs nothing from it). OpenCode reports no plugin
 // runs: the stand-in kbs's calls tell whether the plugin's hook ran.
-var opencodeDriver = &driver{agent: "opencode", bin: "opencode", compaction: "summarize", run: runOpencode,
+var opencodeDriver = &driver{agent: "opencode", compaction: "summarize", run: runOpencode,
 	unreported: "OpenCode reports no plugin run, so a plugin it did not load and a hook script that is missing or fails look the same: see the plugin and script rows"}
 
 func runOpencode(ctx context.Context, w *world) seen {

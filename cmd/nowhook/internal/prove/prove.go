@@ -82,13 +82,14 @@ func Run(ctx context.Context, o Options) []diag.Finding {
 			continue
 		}
 		f := diag.Finding{Check: "prove." + d.agent, Agent: d.agent}
-		bin, found := osutil.LookPath(o.Env, d.bin)
+		client := a.Binaries[0]
+		bin, found := osutil.LookPath(o.Env, client)
 		if abs, err := filepath.Abs(bin); err == nil {
 			bin = abs
 		}
 		if !found {
-			f.Severity, f.Message = diag.Info, a.Title+" is set up but "+d.bin+" is not on PATH, so its delivery was not proven"
-			f.Fix = "install " + a.Title + " (" + d.bin + "), then run nowhook doctor --prove again"
+			f.Severity, f.Message = diag.Info, a.Title+" is set up but "+client+" is not on PATH, so its delivery was not proven"
+			f.Fix = "install " + a.Title + " (" + client + "), then run nowhook doctor --prove again"
 			out = append(out, f)
 			continue
 		}
@@ -173,11 +174,10 @@ func prove(ctx context.Context, o Options, d *driver, a *agentpkg.Agent, bin str
 	return diag.Error, fmt.Sprintf("%s: %s (%s; %s)", name, msg, took, standIn), fix
 }
 
-// A driver is what prove knows of one client: the agent it serves, the
-// command, how a compaction is forced and run.
+// A driver is what prove knows of one client: the agent it serves (whose
+// row names the client's command), how a compaction is forced and run.
 type driver struct {
 	agent string // the agent table's name
-	bin   string // the client's command
 	// compaction is how the row names the compaction forced ("/compact").
 	compaction string
 	// run starts the mock, runs the client in w and tells what it saw.
@@ -279,26 +279,25 @@ func tail(stderr string) string {
 	return ""
 }
 
-// clientVersion is the first line of `bin --version`, or "(version
-// unknown)".
+// clientVersion is the version `bin --version` names, as doctor's client
+// rows read it, or "(version unknown)". It runs with a HOME of its own,
+// removed after: a client may write there (logs, caches).
 func clientVersion(ctx context.Context, bin string, env []string) string {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := command(ctx, bin, "--version")
-	cmd.Env = []string{"PATH=" + osutil.Getenv(env, "PATH"), "HOME=" + os.TempDir(), "LANG=C.UTF-8"}
-	out, err := cmd.Output()
-	killGroup(cmd)
-	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	if err != nil || line == "" {
+	home, err := os.MkdirTemp("", "nowhook-prove-version-")
+	if err != nil {
 		return "(version unknown)"
 	}
-	f := strings.Fields(line)
-	for _, w := range f {
-		if w[0] >= '0' && w[0] <= '9' {
-			return w
-		}
+	defer os.RemoveAll(home)
+	cmd := command(ctx, bin, "--version")
+	cmd.Env = []string{"PATH=" + osutil.Getenv(env, "PATH"), "HOME=" + home, "LANG=C.UTF-8"}
+	out, err := cmd.Output()
+	killGroup(cmd)
+	if v := diag.ClientVersion(out); err == nil && v != "" {
+		return v
 	}
-	return line
+	return "(version unknown)"
 }
 
 // command is a client's command: its own process group, killed whole

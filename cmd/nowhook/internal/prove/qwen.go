@@ -22,7 +22,7 @@ import (
 // (with folder trust on, an untrusted folder's hooks are skipped). Qwen
 // does not report its hooks' runs in stream-json: the stand-in kbs's
 // calls tell whether the hook ran.
-var qwenDriver = &driver{agent: "qwen", bin: "qwen", compaction: "/compress", run: runQwen,
+var qwenDriver = &driver{agent: "qwen", compaction: "/compress", run: runQwen,
 	unreported: "Qwen Code reports no hook run, so a hook whose script is missing or fails, and a settings file it cannot parse, look the same: see the hook and hooks-file rows"}
 
 // qwenSummaryMarker is in the system prompt of every compression request
