@@ -83,7 +83,10 @@ func markersAfter(t *testing.T, reqs []recordedRequest, after int, labels ...str
 //     last in name order wins over the earlier one and over the base
 //     file (env, deep-merged: the keys set only once are all there);
 //   - a drop-in whose name starts with a dot, or does not end in .json, is
-//     not read.
+//     not read;
+//   - a drop-in that is not JSON stops claude -p before its first request,
+//     naming the file: one bad managed file takes every session down;
+//   - a drop-in of mode 0666 is read like any other (run as root).
 func TestClaudeManagedChannels(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	defer cancel()
@@ -139,6 +142,31 @@ func TestClaudeManagedChannels(t *testing.T) {
 			}
 		}
 		t.Logf("managed: base file and drop-ins 10-first, 20-second: hooks run %v; env %v", labels(runs), envWith(runs[0].env, "PROBE_"))
+	})
+
+	t.Run("broken-drop-in", func(t *testing.T) {
+		c := newClaudeManaged(t, kbsFixture)
+		c.file(t, "managed-settings.d/10-broken.json", "{\"env\": {\"A\": \"1\"},}\n")
+		c.file(t, "managed-settings.d/50-probe.json", claudeHooks(nil, "true"))
+		m := newAnthropicMock(t)
+		res := runCmd(t, ctx, claudeEnv(c.s, m.URL), c.s.repo, "", c.bin, "-p", "hello")
+		const want = "/etc/claude-code/managed-settings.d/10-broken.json: Managed settings document could not be parsed as a JSON object; none of its settings are in effect. Fix or remove it."
+		if res.err == nil || !strings.Contains(res.stderr, want) || len(m.Requests()) != 0 {
+			t.Errorf("with a drop-in that is not JSON, claude -p: %v, %d requests, stderr:\n%s\nwant a failure before any request, saying %q", res.err, len(m.Requests()), res.stderr, want)
+		}
+	})
+
+	t.Run("world-writable-drop-in", func(t *testing.T) {
+		c := newClaudeManaged(t, kbsFixture)
+		p := newLayerProbes(t, 1)
+		c.file(t, "managed-settings.d/50-probe.json", claudeHooks(nil, p.script(t, filepath.Join(c.libexec, "dropin.sh"), "dropin")))
+		if err := os.Chmod(filepath.Join(c.etc, "managed-settings.d", "50-probe.json"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		_, reqs, after := c.compact(t, ctx, c.s.repo)
+		if got := markersAfter(t, reqs, after, "dropin"); got["dropin"] != 1 {
+			t.Errorf("a drop-in of mode 0666 (owned by root): its hook's output is %d times in the request after the summary, want once", got["dropin"])
+		}
 	})
 }
 
