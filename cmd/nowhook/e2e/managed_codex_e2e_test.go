@@ -341,7 +341,9 @@ func TestCodexManagedHooksOnly(t *testing.T) {
 // allow_managed_hooks_only = true in requirements.toml: all three are
 // managed layers. With both /etc/codex/hooks.json and inline hooks in
 // /etc/codex/config.toml, both run and Codex warns that the layer has two
-// representations.
+// representations. A system hooks.json that is not JSON costs only its own
+// hooks (a warning); a requirements.toml or config.toml that is not TOML
+// stops Codex before its first request.
 func TestCodexManagedSystemLayers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*testTimeout)
 	defer cancel()
@@ -375,6 +377,26 @@ func TestCodexManagedSystemLayers(t *testing.T) {
 			c.noTrustRecorded(t)
 			if n := strings.Count(dev, layerMarker("system")); n != 1 {
 				t.Errorf("under allow_managed_hooks_only, the %s hook's output is %d times in the request after the compaction, want once", tc.file, n)
+			}
+		})
+	}
+
+	// A broken system hooks.json costs only its own hooks; a broken
+	// requirements.toml or config.toml stops Codex before its first request.
+	for _, tc := range []struct {
+		file, say string
+		starts    bool
+	}{
+		{"hooks.json", "failed to parse hooks config /etc/codex/hooks.json", true},
+		{"requirements.toml", "failed to parse requirements layer /etc/codex/requirements.toml", false},
+		{"config.toml", "/etc/codex/config.toml:1:1: invalid key-value pair", false},
+	} {
+		t.Run("broken-"+strings.ReplaceAll(tc.file, ".", "-"), func(t *testing.T) {
+			c := newCodexManaged(t, ctx, kbsFixture)
+			c.file(t, tc.file, "{ not valid,,\n")
+			res := runCmd(t, ctx, c.env, c.s.repo, "", c.bin, "exec", "--strict-config", "hello")
+			if started := res.err == nil && len(c.m.Requests()) > 0; started != tc.starts || !strings.Contains(res.stderr, tc.say) {
+				t.Errorf("codex exec with a broken /etc/codex/%s: %v, %d requests; want it to start: %v, and to say %q\n%s", tc.file, res.err, len(c.m.Requests()), tc.starts, tc.say, res.stderr)
 			}
 		})
 	}
