@@ -182,3 +182,17 @@ func TestDroidManagedThreeLayers(t *testing.T) {
 		}
 	})
 }
+
+// TestDroidManagedBrokenSystemSettings: an /etc/factory/settings.json that
+// is not JSON is skipped without a word by Factory Droid 0.225.2 (its code
+// logs "Malformed system-managed settings file" and goes on with no
+// organisation settings): droid exec answers as if it were absent.
+func TestDroidManagedBrokenSystemSettings(t *testing.T) {
+	ctx := probeCtx(t)
+	d := newDroidManaged(t)
+	writeFile(t, filepath.Join(d.etc, "settings.json"), "{ not valid,,\n", 0o644)
+	res := runCmd(t, ctx, d.env(), d.s.repo, "", d.bin, "exec", "-m", "custom:mock-model", "hello")
+	if res.err != nil || len(d.m.Requests()) != 1 || strings.TrimSpace(res.stderr) != "" {
+		t.Errorf("droid exec with a broken /etc/factory/settings.json: %v, %d requests, stderr %q; want it to run as without the file, silent", res.err, len(d.m.Requests()), res.stderr)
+	}
+}

@@ -207,3 +207,19 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestGeminiManagedBrokenSystemSettings: an /etc/gemini-cli/settings.json
+// that is not JSON stops Gemini CLI 0.61.0 before its first request (exit
+// 52), naming the file: one bad system file takes every session down.
+func TestGeminiManagedBrokenSystemSettings(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	g := newGeminiManaged(t, kbsFixture)
+	writeFile(t, filepath.Join(g.etc, "settings.json"), "{ not valid,,\n", 0o644)
+	m := newGeminiMock(t, false)
+	res := runCmd(t, ctx, geminiEnv(t, g.s, m), g.s.repo, "", g.bin, "-m", geminiModel, "-p", "hello")
+	const want = "Error in /etc/gemini-cli/settings.json"
+	if res.err == nil || len(m.Requests()) != 0 || !strings.Contains(res.stderr, want) {
+		t.Errorf("gemini -p with a broken system settings file: %v, %d requests, stderr:\n%s\nwant a failure before any request, saying %q", res.err, len(m.Requests()), res.stderr, want)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -179,5 +180,21 @@ func TestQwenManagedLayers(t *testing.T) {
 				t.Logf("%s hook: payload keys %v; env %v", r.label, payloadKeys(r.payload), envWith(r.env, "QWEN_PROJECT", "QWEN_CODE_SESSION", "QWEN_CODE_PROMPT"))
 			}
 		})
+	}
+}
+
+// TestQwenManagedBrokenSystemSettings: an /etc/qwen-code/settings.json that
+// is not JSON stops Qwen Code 0.24.4 before its first request (exit 1, "An
+// unexpected critical error occurred" and a stack trace naming the file).
+func TestQwenManagedBrokenSystemSettings(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	q := newQwenManaged(t)
+	writeFile(t, filepath.Join(q.etc, "settings.json"), "{ not valid,,\n", 0o644)
+	m := newQwenMock(t, false, "")
+	res := runCmd(t, ctx, qwenEnv(q.s, m), q.s.repo, "", q.bin, "-p", "hello")
+	const want = "/etc/qwen-code/settings.json: SyntaxError"
+	if res.err == nil || len(m.Recorded()) != 0 || !strings.Contains(res.stderr, want) {
+		t.Errorf("qwen -p with a broken system settings file: %v, %d requests, stderr:\n%.1500s\nwant a failure before any request, saying %q", res.err, len(m.Recorded()), res.stderr, want)
 	}
 }
