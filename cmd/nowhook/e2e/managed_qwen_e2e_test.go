@@ -198,3 +198,35 @@ func TestQwenManagedBrokenSystemSettings(t *testing.T) {
 		t.Errorf("qwen -p with a broken system settings file: %v, %d requests, stderr:\n%.1500s\nwant a failure before any request, saying %q", res.err, len(m.Recorded()), res.stderr, want)
 	}
 }
+
+// TestQwenManagedRewritesSystemFiles: run as root, Qwen Code 0.24.4
+// rewrites /etc/qwen-code/settings.json and system-defaults.json when they
+// lack "$version": 4, as it does a project's settings: re-indented, with
+// "$version": 4 added at the end. With the key already there it leaves
+// them byte for byte (TestQwenManagedReminder). A user without the right
+// to write /etc cannot have them rewritten.
+func TestQwenManagedRewritesSystemFiles(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
+	defer cancel()
+	q := newQwenManaged(t)
+	managedWrapper(t, q.libexec)
+	files := map[string]string{
+		"settings.json":        claudeHooks(nil, managedCommand),
+		"system-defaults.json": `{"model": {"name": "mock-model"}}` + "\n",
+	}
+	for name, content := range files {
+		writeFile(t, filepath.Join(q.etc, name), content, 0o644)
+	}
+	q.compress(t, ctx, q.s.repo)
+	for name, before := range files {
+		b, err := os.ReadFile(filepath.Join(q.etc, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := string(b)
+		if after == before || !strings.HasSuffix(strings.TrimSpace(after), "\"$version\": 4\n}") {
+			t.Errorf("/etc/qwen-code/%s without \"$version\": Qwen left it %s, want it rewritten with \"$version\": 4 last:\n%s",
+				name, map[bool]string{true: "as it was", false: "changed otherwise"}[after == before], after)
+		}
+	}
+}
