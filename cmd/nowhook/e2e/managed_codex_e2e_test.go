@@ -115,55 +115,50 @@ const managedDirLine = "managed_dir = \"" + nowhookLibexec + "\"\n"
 // flag, no [hooks.state] in the user config) runs it after the compaction,
 // its output in the next request once. managed_dir is optional: it only
 // names where the hooks are said to come from (the hook's sourcePath and
-// key prefix; without it, requirements.toml itself), a folder that does
-// not exist is taken as well, and a command outside it runs the same.
+// key prefix; without it, requirements.toml itself), and a command outside
+// it runs the same.
 func TestCodexManagedRequirements(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*testTimeout)
 	defer cancel()
 	for _, tc := range []struct {
 		name, head string
-		outside    bool   // the probe outside managed_dir
 		source     string // the sourcePath Codex lists
+		exec       bool
 	}{
-		{name: "managed-dir", head: managedDirLine, source: nowhookLibexec},
+		{name: "managed-dir", head: managedDirLine, source: nowhookLibexec, exec: true},
 		{name: "no-managed-dir", head: "", source: codexManagedDir + "/requirements.toml"},
-		{name: "managed-dir-absent", head: "managed_dir = \"/usr/local/libexec/nowhook-absent\"\n", source: "/usr/local/libexec/nowhook-absent"},
-		{name: "command-outside-managed-dir", head: managedDirLine, outside: true, source: nowhookLibexec},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCodexManaged(t, ctx, kbsFixture)
 			p := newLayerProbes(t, 1)
-			script := filepath.Join(c.libexec, "managed.sh")
-			if tc.outside {
-				script = filepath.Join(c.s.root, "elsewhere", "managed.sh")
-			}
-			c.file(t, "requirements.toml", codexRequirementsHooks(tc.head, p.script(t, script, "managed")))
+			inside := p.script(t, filepath.Join(c.libexec, "inside.sh"), "inside")
+			outside := p.script(t, filepath.Join(c.s.root, "elsewhere", "outside.sh"), "outside")
+			c.file(t, "requirements.toml", codexRequirementsHooks(tc.head, inside, outside))
 			hl := c.list(t, ctx, c.s.repo)
-			var listed []codex.Hook
-			for _, h := range hl.Hooks {
-				if h.Command == script {
-					listed = append(listed, h)
+			if len(hl.Hooks) != 2 {
+				t.Fatalf("hooks/list has %d hooks, want the two of requirements.toml", len(hl.Hooks))
+			}
+			for i, h := range hl.Hooks {
+				if !h.IsManaged || h.TrustStatus != codex.StatusManaged || !h.Enabled || h.Source != "system" || h.SourcePath != tc.source {
+					t.Errorf("hooks/list: %s is managed %v, trust %q, enabled %v, source %q, sourcePath %s; want managed, %q, enabled, system, %s",
+						h.Command, h.IsManaged, h.TrustStatus, h.Enabled, h.Source, h.SourcePath, codex.StatusManaged, tc.source)
+				}
+				if want := fmt.Sprintf("%s:session_start:0:%d", tc.source, i); h.Key != want {
+					t.Errorf("hooks/list: key %s, want %s", h.Key, want)
 				}
 			}
-			if len(listed) != 1 {
-				t.Fatalf("hooks/list has the managed hook %d times, want once", len(listed))
-			}
-			h := listed[0]
-			if !h.IsManaged || h.TrustStatus != codex.StatusManaged || !h.Enabled || h.Source != "system" || h.SourcePath != tc.source {
-				t.Errorf("hooks/list: the requirements.toml hook is managed %v, trust %q, enabled %v, source %q, sourcePath %s; want managed, %q, enabled, system, %s",
-					h.IsManaged, h.TrustStatus, h.Enabled, h.Source, h.SourcePath, codex.StatusManaged, tc.source)
-			}
-			if want := tc.source + ":session_start:0:0"; h.Key != want {
-				t.Errorf("hooks/list: key %s, want %s", h.Key, want)
+			if !tc.exec {
+				return
 			}
 			dev := c.exec(t, ctx, c.s.repo)
 			c.noTrustRecorded(t)
-			if n := strings.Count(dev, layerMarker("managed")); n != 1 {
-				t.Errorf("the request after the compaction has the managed hook's output %d times, want once\ndeveloper messages:\n%.2000s", n, dev)
+			for _, l := range []string{"inside", "outside"} {
+				if n := strings.Count(dev, layerMarker(l)); n != 1 {
+					t.Errorf("the request after the compaction has the %s hook's output %d times, want once\ndeveloper messages:\n%.2000s", l, n, dev)
+				}
 			}
-			if n := len(p.runs(t)); n != 1 {
-				t.Errorf("the managed hook ran %d times in codex exec, want once", n)
-			}
+			checkSet(t, "probe runs", labels(p.runs(t)), []string{"inside", "outside"})
 		})
 	}
 }
@@ -175,6 +170,7 @@ func TestCodexManagedRequirements(t *testing.T) {
 // request after its compaction once, kbs running once, in a session at
 // the repository root and in one in a sub-folder.
 func TestCodexManagedReminder(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	defer cancel()
 	c := newCodexManaged(t, ctx, kbsFixture)
@@ -212,29 +208,30 @@ func (c *codexManaged) codexLayers(t *testing.T, ctx context.Context, p *layerPr
 	c.codexLayersRunning(t, ctx, p, requirementsHead, "", layers...)
 }
 
-// codexLayersRunning is codexLayers with every layer running the one
+// codexLayersRunning is codexLayers with every layer also running the one
 // probe script shared, where shared is not "".
 func (c *codexManaged) codexLayersRunning(t *testing.T, ctx context.Context, p *layerProbes, requirementsHead, shared string, layers ...string) {
 	t.Helper()
-	script := func(path, label string) string {
+	commands := func(path, label string) []string {
+		cmds := []string{p.script(t, path, label)}
 		if shared != "" {
-			return shared
+			cmds = append(cmds, shared)
 		}
-		return p.script(t, path, label)
+		return cmds
 	}
 	var trust []string
 	for _, l := range layers {
 		switch l {
 		case "managed":
-			c.file(t, "requirements.toml", requirementsHead+codexRequirementsHooks(managedDirLine, script(filepath.Join(c.libexec, "managed.sh"), "managed")))
+			c.file(t, "requirements.toml", requirementsHead+codexRequirementsHooks(managedDirLine, commands(filepath.Join(c.libexec, "managed.sh"), "managed")...))
 		case "user":
-			s := script(filepath.Join(c.home, "hooks", "user.sh"), "user")
-			writeFile(t, filepath.Join(c.home, "hooks.json"), codexHooksJSON(s), 0o644)
-			trust = append(trust, s)
+			cmds := commands(filepath.Join(c.home, "hooks", "user.sh"), "user")
+			writeFile(t, filepath.Join(c.home, "hooks.json"), codexHooksJSON(cmds...), 0o644)
+			trust = append(trust, cmds...)
 		case "project":
-			s := script(filepath.Join(c.s.repo, ".codex", "hooks", "project.sh"), "project")
-			writeFile(t, filepath.Join(c.s.repo, ".codex", "hooks.json"), codexHooksJSON(s), 0o644)
-			trust = append(trust, s)
+			cmds := commands(filepath.Join(c.s.repo, ".codex", "hooks", "project.sh"), "project")
+			writeFile(t, filepath.Join(c.s.repo, ".codex", "hooks.json"), codexHooksJSON(cmds...), 0o644)
+			trust = append(trust, cmds...)
 		default:
 			t.Fatalf("no layer %q", l)
 		}
@@ -268,6 +265,7 @@ func (c *codexManaged) codexLayersRunning(t *testing.T, ctx context.Context, p *
 // there is no reminder and kbs never runs; in the user's config.toml the
 // switch does nothing.
 func TestCodexManagedHooksOnly(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*testTimeout)
 	defer cancel()
 	const only = "allow_managed_hooks_only = true\n\n"
@@ -334,55 +332,68 @@ func TestCodexManagedHooksOnly(t *testing.T) {
 // TestCodexManagedSystemLayers measures Codex CLI 0.171.0's other system
 // files. A SessionStart compact group in /etc/codex/config.toml's [hooks],
 // in /etc/codex/hooks.json (the system config layer's hook file, the
-// project hooks.json's schema) or in the legacy /etc/codex/managed_config.toml
-// is listed as managed, trust "managed" (source "system", or
-// "legacyManagedConfigFile" for managed_config.toml), and runs in `codex
-// exec --strict-config` with no trust recorded, also under
-// allow_managed_hooks_only = true in requirements.toml: all three are
-// managed layers. With both /etc/codex/hooks.json and inline hooks in
-// /etc/codex/config.toml, both run and Codex warns that the layer has two
+// project hooks.json's schema) and in the legacy
+// /etc/codex/managed_config.toml is each listed as managed, trust
+// "managed" (source "system", or "legacyManagedConfigFile" for
+// managed_config.toml), and runs in `codex exec --strict-config` with no
+// trust recorded, under allow_managed_hooks_only = true in
+// requirements.toml: all three are managed layers. With both hooks.json
+// and inline hooks in config.toml, Codex warns that the layer has two
 // representations. A system hooks.json that is not JSON costs only its own
 // hooks (a warning); a requirements.toml or config.toml that is not TOML
 // stops Codex before its first request.
 func TestCodexManagedSystemLayers(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*testTimeout)
 	defer cancel()
-	for _, tc := range []struct {
-		name, file, source string
-	}{
-		{"config-toml", "config.toml", "system"},
-		{"hooks-json", "hooks.json", "system"},
-		{"managed-config-toml", "managed_config.toml", "legacyManagedConfigFile"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := newCodexManaged(t, ctx, kbsFixture)
-			p := newLayerProbes(t, 1)
-			script := p.script(t, filepath.Join(c.libexec, "system.sh"), "system")
-			if strings.HasSuffix(tc.file, ".json") {
-				c.file(t, tc.file, codexHooksJSON(script))
-			} else {
-				c.file(t, tc.file, codexRequirementsHooks("", script))
-			}
-			c.file(t, "requirements.toml", "allow_managed_hooks_only = true\n")
-			hl := c.list(t, ctx, c.s.repo)
-			if len(hl.Hooks) != 1 || len(hl.Warnings) > 0 {
-				t.Fatalf("hooks/list: %d hooks, warnings %v; want the one in %s and no warning", len(hl.Hooks), hl.Warnings, tc.file)
-			}
-			h := hl.Hooks[0]
-			if h.Command != script || !h.IsManaged || h.TrustStatus != codex.StatusManaged || h.Source != tc.source || h.SourcePath != codexManagedDir+"/"+tc.file {
-				t.Errorf("hooks/list: %s managed %v trust %q source %q sourcePath %s; want our probe, managed, %q, %q, %s/%s",
-					h.Command, h.IsManaged, h.TrustStatus, h.Source, h.SourcePath, codex.StatusManaged, tc.source, codexManagedDir, tc.file)
-			}
-			dev := c.exec(t, ctx, c.s.repo)
-			c.noTrustRecorded(t)
-			if n := strings.Count(dev, layerMarker("system")); n != 1 {
-				t.Errorf("under allow_managed_hooks_only, the %s hook's output is %d times in the request after the compaction, want once", tc.file, n)
-			}
-		})
-	}
 
-	// A broken system hooks.json costs only its own hooks; a broken
-	// requirements.toml or config.toml stops Codex before its first request.
+	t.Run("three-files", func(t *testing.T) {
+		c := newCodexManaged(t, ctx, kbsFixture)
+		p := newLayerProbes(t, 1)
+		files := map[string]struct{ label, source string }{
+			"config.toml":         {"config", "system"},
+			"hooks.json":          {"json", "system"},
+			"managed_config.toml": {"legacy", "legacyManagedConfigFile"},
+		}
+		scripts := map[string]string{}
+		for file, f := range files {
+			script := p.script(t, filepath.Join(c.libexec, f.label+".sh"), f.label)
+			scripts[script] = file
+			if strings.HasSuffix(file, ".json") {
+				c.file(t, file, codexHooksJSON(script))
+			} else {
+				c.file(t, file, codexRequirementsHooks("", script))
+			}
+		}
+		c.file(t, "requirements.toml", "allow_managed_hooks_only = true\n")
+		hl := c.list(t, ctx, c.s.repo)
+		const warn = "loading hooks from both /etc/codex/hooks.json and /etc/codex/config.toml"
+		if !strings.Contains(strings.Join(hl.Warnings, "\n"), warn) {
+			t.Errorf("hooks/list: warnings %v, want %q", hl.Warnings, warn)
+		}
+		if len(hl.Hooks) != len(files) {
+			t.Fatalf("hooks/list: %d hooks, want one from each of %d files", len(hl.Hooks), len(files))
+		}
+		for _, h := range hl.Hooks {
+			file, ok := scripts[h.Command]
+			if !ok {
+				t.Errorf("hooks/list: a hook %q that is none of the probes", h.Command)
+				continue
+			}
+			if !h.IsManaged || h.TrustStatus != codex.StatusManaged || h.Source != files[file].source || h.SourcePath != codexManagedDir+"/"+file {
+				t.Errorf("hooks/list: %s's hook is managed %v, trust %q, source %q, sourcePath %s; want managed, %q, %q, %s/%s",
+					file, h.IsManaged, h.TrustStatus, h.Source, h.SourcePath, codex.StatusManaged, files[file].source, codexManagedDir, file)
+			}
+		}
+		dev := c.exec(t, ctx, c.s.repo)
+		c.noTrustRecorded(t)
+		for file, f := range files {
+			if n := strings.Count(dev, layerMarker(f.label)); n != 1 {
+				t.Errorf("under allow_managed_hooks_only, %s's hook output is %d times in the request after the compaction, want once", file, n)
+			}
+		}
+	})
+
 	for _, tc := range []struct {
 		file, say string
 		starts    bool
@@ -400,85 +411,52 @@ func TestCodexManagedSystemLayers(t *testing.T) {
 			}
 		})
 	}
-
-	t.Run("hooks-json-and-config-toml", func(t *testing.T) {
-		c := newCodexManaged(t, ctx, kbsFixture)
-		p := newLayerProbes(t, 1)
-		c.file(t, "hooks.json", codexHooksJSON(p.script(t, filepath.Join(c.libexec, "json.sh"), "json")))
-		c.file(t, "config.toml", codexRequirementsHooks("", p.script(t, filepath.Join(c.libexec, "inline.sh"), "inline")))
-		hl := c.list(t, ctx, c.s.repo)
-		const warn = "loading hooks from both /etc/codex/hooks.json and /etc/codex/config.toml"
-		if len(hl.Hooks) != 2 || !strings.Contains(strings.Join(hl.Warnings, "\n"), warn) {
-			t.Errorf("hooks/list: %d hooks, warnings %v; want both and a warning %q", len(hl.Hooks), hl.Warnings, warn)
-		}
-		dev := c.exec(t, ctx, c.s.repo)
-		for _, l := range []string{"json", "inline"} {
-			if n := strings.Count(dev, layerMarker(l)); n != 1 {
-				t.Errorf("the %s hook's output is %d times in the request after the compaction, want once", l, n)
-			}
-		}
-	})
 }
 
 // TestCodexManagedThreeLayers measures what Codex CLI 0.171.0 does with a
 // SessionStart compact hook in each of three layers (requirements.toml,
 // the user's hooks.json, the project's hooks.json, the last two trusted
-// through Codex's app-server), which the one-reminder rule rests on:
-//   - byte-identical commands are not merged: the one script runs three
-//     times and its output is three times in the next request;
-//   - different commands all run together (each saw the other two
-//     started), each with one payload (session_id, transcript_path, cwd,
-//     hook_event_name SessionStart, source compact, model,
-//     permission_mode) and no variable naming the project (CODEX_HOME
-//     only).
+// through Codex's app-server), and one more command all three hold byte
+// for byte, which the one-reminder rule rests on:
+//   - the shared command is not merged: it runs three times and its output
+//     is three times in the next request;
+//   - all six run together (each saw the others started), each with one
+//     payload (session_id, transcript_path, cwd, hook_event_name
+//     SessionStart, source compact, model, permission_mode) and no
+//     variable naming the project (CODEX_HOME only).
 func TestCodexManagedThreeLayers(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*testTimeout)
 	defer cancel()
-	layers := []string{"managed", "project", "user"}
-
-	t.Run("identical-commands", func(t *testing.T) {
-		c := newCodexManaged(t, ctx, kbsFixture)
-		p := newLayerProbes(t, 1)
-		same := p.script(t, filepath.Join(c.libexec, "same.sh"), "same")
-		c.codexLayersRunning(t, ctx, p, "", same, layers...)
-		dev := c.exec(t, ctx, c.s.repo)
-		if n := strings.Count(dev, layerMarker("same")); n != 3 {
-			t.Errorf("one command in three layers: its output is %d times in the request after the compaction, want 3 (Codex does not merge them)", n)
+	c := newCodexManaged(t, ctx, kbsFixture)
+	p := newLayerProbes(t, 6)
+	same := p.script(t, filepath.Join(c.libexec, "same.sh"), "same")
+	c.codexLayersRunning(t, ctx, p, "", same, "managed", "user", "project")
+	dev := c.exec(t, ctx, c.s.repo)
+	var order []string
+	for l, want := range map[string]int{"managed": 1, "user": 1, "project": 1, "same": 3} {
+		if n := strings.Count(dev, layerMarker(l)); n != want {
+			t.Errorf("the %s hook's output is %d times in the request after the compaction, want %d", l, n, want)
 		}
-		if n := len(p.runs(t)); n != 3 {
-			t.Errorf("one command in three layers ran %d times, want 3", n)
+		order = append(order, fmt.Sprintf("%s@%d", l, strings.Index(dev, layerMarker(l))))
+	}
+	all := []string{"managed", "project", "same", "same", "same", "user"}
+	runs := p.runs(t)
+	checkSet(t, "probe runs", labels(runs), all)
+	for _, r := range runs {
+		checkSet(t, r.label+" hook: the probes started while it ran", r.saw, all)
+		if r.payload["source"] != "compact" || r.payload["hook_event_name"] != "SessionStart" || r.payload["cwd"] != c.s.repo {
+			t.Errorf("%s hook: payload %v, want source compact, hook_event_name SessionStart, cwd %s", r.label, r.payload, c.s.repo)
 		}
-	})
-
-	t.Run("different-commands", func(t *testing.T) {
-		c := newCodexManaged(t, ctx, kbsFixture)
-		p := newLayerProbes(t, 3)
-		c.codexLayers(t, ctx, p, "", layers...)
-		dev := c.exec(t, ctx, c.s.repo)
-		var order []string
-		for _, l := range layers {
-			if n := strings.Count(dev, layerMarker(l)); n != 1 {
-				t.Errorf("the %s hook's output is %d times in the request after the compaction, want once", l, n)
+		for _, k := range []string{"session_id", "transcript_path"} {
+			if r.payload[k] == nil || r.payload[k] != runs[0].payload[k] {
+				t.Errorf("%s hook: payload %s = %v, %s hook's %v: the layers do not share it", r.label, k, r.payload[k], runs[0].label, runs[0].payload[k])
 			}
-			order = append(order, fmt.Sprintf("%s@%d", l, strings.Index(dev, layerMarker(l))))
 		}
-		runs := p.runs(t)
-		checkSet(t, "probe runs", labels(runs), layers)
-		for _, r := range runs {
-			checkSet(t, r.label+" hook: the probes started while it ran", r.saw, layers)
-			if r.payload["source"] != "compact" || r.payload["hook_event_name"] != "SessionStart" || r.payload["cwd"] != c.s.repo {
-				t.Errorf("%s hook: payload %v, want source compact, hook_event_name SessionStart, cwd %s", r.label, r.payload, c.s.repo)
-			}
-			for _, k := range []string{"session_id", "transcript_path"} {
-				if r.payload[k] == nil || r.payload[k] != runs[0].payload[k] {
-					t.Errorf("%s hook: payload %s = %v, %s hook's %v: the layers do not share it", r.label, k, r.payload[k], runs[0].label, runs[0].payload[k])
-				}
-			}
-			if v := envWith(r.env, "CODEX_PROJECT", "CLAUDE_PROJECT"); len(v) > 0 {
-				t.Errorf("%s hook: the environment names the project now: %v", r.label, v)
-			}
-			t.Logf("%s hook: payload keys %v; env %v", r.label, payloadKeys(r.payload), envWith(r.env, "CODEX"))
+		if v := envWith(r.env, "CODEX_PROJECT", "CLAUDE_PROJECT"); len(v) > 0 {
+			t.Errorf("%s hook: the environment names the project now: %v", r.label, v)
 		}
-		t.Logf("where each output starts in the developer messages: %v", order)
-	})
+		t.Logf("%s hook: payload keys %v; env %v", r.label, payloadKeys(r.payload), envWith(r.env, "CODEX_HOME"))
+	}
+	t.Logf("where each output first starts in the developer messages: %v", order)
 }

@@ -69,6 +69,7 @@ func (d *droidManaged) session(t *testing.T, ctx context.Context, dir string) []
 // Droid 0.225.2 gets the reminder once in the first request after /compact,
 // kbs running once, in a session at the root and in one in a sub-folder.
 func TestDroidManagedReminder(t *testing.T) {
+	t.Parallel()
 	for _, where := range []string{".", probeSub} {
 		t.Run(strings.ReplaceAll(where, "/", "-"), func(t *testing.T) {
 			ctx := probeCtx(t)
@@ -85,9 +86,9 @@ func TestDroidManagedReminder(t *testing.T) {
 }
 
 // droidUserHooks is the HOME settings' extra member holding a SessionStart
-// compact group that runs command.
-func droidUserHooks(command string) string {
-	doc := claudeHooks(nil, command)
+// compact group that runs the commands.
+func droidUserHooks(commands ...string) string {
+	doc := claudeHooks(nil, commands...)
 	return ", " + strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(doc), "{"), "}")
 }
 
@@ -97,6 +98,7 @@ func droidUserHooks(command string) string {
 // project install (setup --agents droid=reinject) and the switch there is
 // no reminder and kbs never runs.
 func TestDroidManagedHooksOnly(t *testing.T) {
+	t.Parallel()
 	only := map[string]string{"allowManagedHooksOnly": "true"}
 	t.Run("probes", func(t *testing.T) {
 		ctx := probeCtx(t)
@@ -130,57 +132,45 @@ func TestDroidManagedHooksOnly(t *testing.T) {
 
 // TestDroidManagedThreeLayers measures what Factory Droid 0.225.2 does
 // with a SessionStart compact hook in /etc/factory/settings.json, the
-// user's and the project's settings:
-//   - byte-identical commands are not merged: the one script runs three
-//     times, its output three times in the next request;
-//   - different commands all run, together (each saw the others started),
-//     each with CLAUDE_PROJECT_DIR and FACTORY_PROJECT_DIR (the session's
-//     folder) and one payload (session_id, previous_session_id,
-//     transcript_path, cwd, source compact).
+// user's and the project's settings, and one more command that all three
+// hold byte for byte:
+//   - the shared command is not merged: it runs three times, its output
+//     three times in the next request;
+//   - all run together (each saw the others started), each with
+//     CLAUDE_PROJECT_DIR and FACTORY_PROJECT_DIR (the session's folder)
+//     and one payload (session_id, previous_session_id, transcript_path,
+//     cwd, source compact).
 func TestDroidManagedThreeLayers(t *testing.T) {
-	layers := []string{"managed", "project", "user"}
-	t.Run("identical-commands", func(t *testing.T) {
-		ctx := probeCtx(t)
-		d := newDroidManaged(t)
-		p := newLayerProbes(t, 1)
-		same := p.script(t, filepath.Join(d.libexec, "same.sh"), "same")
-		writeFile(t, filepath.Join(d.etc, "settings.json"), claudeHooks(nil, same), 0o644)
-		d.home = droidHome(t, d.m, droidUserHooks(same))
-		writeFile(t, filepath.Join(d.s.repo, ".factory", "settings.json"), claudeHooks(nil, same), 0o644)
-		reqs := d.session(t, ctx, d.s.repo)
-		idx := summaryAt(t, reqs)
-		if n := countIn(t, reqs[idx+1].Body, layerMarker("same")); n != 3 {
-			t.Errorf("one command in three layers: its output is %d times in the request after the summary, want 3 (Droid does not merge them)", n)
+	t.Parallel()
+	ctx := probeCtx(t)
+	d := newDroidManaged(t)
+	p := newLayerProbes(t, 6)
+	same := p.script(t, filepath.Join(d.libexec, "same.sh"), "same")
+	writeFile(t, filepath.Join(d.etc, "settings.json"), claudeHooks(nil, p.script(t, filepath.Join(d.libexec, "managed.sh"), "managed"), same), 0o644)
+	d.home = droidHome(t, d.m, droidUserHooks(p.script(t, filepath.Join(d.libexec, "user.sh"), "user"), same))
+	writeFile(t, filepath.Join(d.s.repo, ".factory", "settings.json"), claudeHooks(nil, p.script(t, filepath.Join(d.libexec, "project.sh"), "project"), same), 0o644)
+	reqs := d.session(t, ctx, d.s.repo)
+	idx := summaryAt(t, reqs)
+	for l, want := range map[string]int{"managed": 1, "user": 1, "project": 1, "same": 3} {
+		if n := countIn(t, reqs[idx+1].Body, layerMarker(l)); n != want {
+			t.Errorf("%s hook: its output is %d times in the request after the summary, want %d", l, n, want)
 		}
-		checkSet(t, "probe runs", labels(p.runs(t)), []string{"same", "same", "same"})
-	})
-	t.Run("different-commands", func(t *testing.T) {
-		ctx := probeCtx(t)
-		d := newDroidManaged(t)
-		p := newLayerProbes(t, 3)
-		writeFile(t, filepath.Join(d.etc, "settings.json"), claudeHooks(nil, p.script(t, filepath.Join(d.libexec, "managed.sh"), "managed")), 0o644)
-		d.home = droidHome(t, d.m, droidUserHooks(p.script(t, filepath.Join(d.libexec, "user.sh"), "user")))
-		writeFile(t, filepath.Join(d.s.repo, ".factory", "settings.json"), claudeHooks(nil, p.script(t, filepath.Join(d.libexec, "project.sh"), "project")), 0o644)
-		reqs := d.session(t, ctx, d.s.repo)
-		idx := summaryAt(t, reqs)
-		runs := p.runs(t)
-		checkSet(t, "probe runs", labels(runs), layers)
-		for _, r := range runs {
-			if n := countIn(t, reqs[idx+1].Body, layerMarker(r.label)); n != 1 {
-				t.Errorf("%s hook: its output is %d times in the request after the summary, want once", r.label, n)
-			}
-			checkSet(t, r.label+" hook: the probes started while it ran", r.saw, layers)
-			if r.env["CLAUDE_PROJECT_DIR"] != d.s.repo || r.env["FACTORY_PROJECT_DIR"] != d.s.repo || r.payload["source"] != "compact" || r.payload["cwd"] != d.s.repo {
-				t.Errorf("%s hook: CLAUDE_PROJECT_DIR=%q FACTORY_PROJECT_DIR=%q payload %v", r.label, r.env["CLAUDE_PROJECT_DIR"], r.env["FACTORY_PROJECT_DIR"], r.payload)
-			}
-			for _, k := range []string{"session_id", "previous_session_id", "transcript_path"} {
-				if r.payload[k] == nil || r.payload[k] != runs[0].payload[k] {
-					t.Errorf("%s hook: payload %s = %v, %s hook's %v: the layers do not share it", r.label, k, r.payload[k], runs[0].label, runs[0].payload[k])
-				}
-			}
-			t.Logf("%s hook: payload keys %v; env %v", r.label, payloadKeys(r.payload), envWith(r.env, "FACTORY_PROJECT", "CLAUDE_PROJECT", "DROID_PROJECT"))
+	}
+	all := []string{"managed", "project", "same", "same", "same", "user"}
+	runs := p.runs(t)
+	checkSet(t, "probe runs", labels(runs), all)
+	for _, r := range runs {
+		checkSet(t, r.label+" hook: the probes started while it ran", r.saw, all)
+		if r.env["CLAUDE_PROJECT_DIR"] != d.s.repo || r.env["FACTORY_PROJECT_DIR"] != d.s.repo || r.payload["source"] != "compact" || r.payload["cwd"] != d.s.repo {
+			t.Errorf("%s hook: CLAUDE_PROJECT_DIR=%q FACTORY_PROJECT_DIR=%q payload %v", r.label, r.env["CLAUDE_PROJECT_DIR"], r.env["FACTORY_PROJECT_DIR"], r.payload)
 		}
-	})
+		for _, k := range []string{"session_id", "previous_session_id", "transcript_path"} {
+			if r.payload[k] == nil || r.payload[k] != runs[0].payload[k] {
+				t.Errorf("%s hook: payload %s = %v, %s hook's %v: the layers do not share it", r.label, k, r.payload[k], runs[0].label, runs[0].payload[k])
+			}
+		}
+		t.Logf("%s hook: payload keys %v; env %v", r.label, payloadKeys(r.payload), envWith(r.env, "FACTORY_PROJECT", "CLAUDE_PROJECT", "DROID_PROJECT"))
+	}
 }
 
 // TestDroidManagedBrokenSystemSettings: an /etc/factory/settings.json that
@@ -188,6 +178,7 @@ func TestDroidManagedThreeLayers(t *testing.T) {
 // logs "Malformed system-managed settings file" and goes on with no
 // organisation settings): droid exec answers as if it were absent.
 func TestDroidManagedBrokenSystemSettings(t *testing.T) {
+	t.Parallel()
 	ctx := probeCtx(t)
 	d := newDroidManaged(t)
 	writeFile(t, filepath.Join(d.etc, "settings.json"), "{ not valid,,\n", 0o644)

@@ -74,6 +74,7 @@ func (g *geminiManaged) run(t *testing.T, ctx context.Context, m *geminiMock) re
 // per compression, and the CLI does not warn about the hook (it warns
 // about project hooks only).
 func TestGeminiManagedReminder(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	g := newGeminiManaged(t, kbsFixture)
@@ -112,34 +113,30 @@ func TestGeminiManagedReminder(t *testing.T) {
 //   - the hooks of all four layers run, together (each saw the others
 //     started), each with GEMINI_PROJECT_DIR and GEMINI_SESSION_ID and one
 //     payload (session_id, transcript_path, cwd, hook_event_name, prompt,
-//     timestamp);
-//   - one command in three layers runs once;
-//   - hooksConfig.enabled false in any layer, the project's included,
-//     stops every hook, the system's too, unless the system settings set
-//     it true (they override the others);
-//   - hooksConfig.disabled in the system settings, naming the project
-//     hook, stops that one only.
+//     timestamp), and a command that the system's, the user's and the
+//     project's settings all hold runs once;
+//   - hooksConfig.enabled false in the project's settings stops every
+//     hook, the system's too, unless the system settings set it true
+//     (they override the others).
 //
 // Gemini CLI has no switch that keeps only the system's hooks.
 func TestGeminiManagedLayers(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*testTimeout)
 	defer cancel()
+	off := map[string]string{"hooksConfig": `{"enabled": false}`}
 	for _, tc := range []struct {
-		name               string
-		layers             []string          // where a probe goes
-		same               bool              // one command in every layer
-		system, user, proj map[string]string // settings beyond the hooks
-		want               []string          // the probes that run
+		name         string
+		layers       []string          // where a probe goes
+		shared       bool              // one more command in system, user and project
+		system, proj map[string]string // settings beyond the hooks
+		want         []string          // the probes that run
 	}{
-		{name: "four-layers", layers: []string{"defaults", "project", "system", "user"}, want: []string{"defaults", "project", "system", "user"}},
+		{name: "four-layers", layers: []string{"defaults", "project", "system", "user"}, shared: true,
+			want: []string{"defaults", "project", "same", "system", "user"}},
+		{name: "project-hooks-off", layers: []string{"project", "system", "user"}, proj: off},
 		{name: "system-forces-hooks-on", layers: []string{"project", "system"}, system: map[string]string{"hooksConfig": `{"enabled": true}`},
-			proj: map[string]string{"hooksConfig": `{"enabled": false}`}, want: []string{"project", "system"}},
-		{name: "identical-commands", layers: []string{"project", "system", "user"}, same: true, want: []string{"same"}},
-		{name: "system-hooks-off", layers: []string{"project", "system", "user"}, system: map[string]string{"hooksConfig": `{"enabled": false}`}},
-		{name: "user-hooks-off", layers: []string{"project", "system", "user"}, user: map[string]string{"hooksConfig": `{"enabled": false}`}},
-		{name: "project-hooks-off", layers: []string{"project", "system", "user"}, proj: map[string]string{"hooksConfig": `{"enabled": false}`}},
-		{name: "system-disables-project-hook", layers: []string{"project", "system", "user"}, system: map[string]string{"hooksConfig": `{"disabled": ["project.sh"]}`},
-			want: []string{"system", "user"}},
+			proj: off, want: []string{"project", "system"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newGeminiManaged(t, kbsFixture)
@@ -154,9 +151,6 @@ func TestGeminiManagedLayers(t *testing.T) {
 			for k, v := range us {
 				user[k] = string(v)
 			}
-			for k, v := range tc.user {
-				user[k] = v
-			}
 			files := map[string]string{
 				"system":   filepath.Join(g.etc, "settings.json"),
 				"defaults": filepath.Join(g.etc, "system-defaults.json"),
@@ -164,19 +158,13 @@ func TestGeminiManagedLayers(t *testing.T) {
 				"project":  filepath.Join(g.s.repo, ".gemini", "settings.json"),
 			}
 			extra := map[string]map[string]string{"system": tc.system, "user": user, "project": tc.proj}
-			same := ""
-			if tc.same {
-				same = p.script(t, filepath.Join(g.libexec, "same.sh"), "same")
-			}
+			same := p.script(t, filepath.Join(g.libexec, "same.sh"), "same")
 			for _, l := range tc.layers {
-				cmd := same
-				if cmd == "" {
-					cmd = p.script(t, filepath.Join(g.libexec, l+".sh"), l)
+				cmds := []string{p.script(t, filepath.Join(g.libexec, l+".sh"), l)}
+				if tc.shared && l != "defaults" {
+					cmds = append(cmds, same)
 				}
-				writeFile(t, files[l], geminiHooks(extra[l], "BeforeAgent", cmd), 0o644)
-			}
-			if _, ok := extra["user"]; ok && !contains(tc.layers, "user") {
-				writeFile(t, files["user"], geminiHooks(user, ""), 0o644)
+				writeFile(t, files[l], geminiHooks(extra[l], "BeforeAgent", cmds...), 0o644)
 			}
 			res := runCmd(t, ctx, env, g.s.repo, "", g.bin, "-m", geminiModel, "-p", "hello")
 			if res.err != nil {
@@ -199,19 +187,11 @@ func TestGeminiManagedLayers(t *testing.T) {
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // TestGeminiManagedBrokenSystemSettings: an /etc/gemini-cli/settings.json
 // that is not JSON stops Gemini CLI 0.61.0 before its first request (exit
 // 52), naming the file: one bad system file takes every session down.
 func TestGeminiManagedBrokenSystemSettings(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	g := newGeminiManaged(t, kbsFixture)

@@ -147,12 +147,18 @@ func envWith(env map[string]string, prefixes ...string) []string {
 // checkSet fails unless got and want hold the same strings, in any order.
 func checkSet(t *testing.T, what string, got, want []string) {
 	t.Helper()
-	g, w := append([]string(nil), got...), append([]string(nil), want...)
-	sort.Strings(g)
-	sort.Strings(w)
-	if strings.Join(g, ",") != strings.Join(w, ",") {
-		t.Errorf("%s: got %v, want %v", what, g, w)
+	if !sameSet(got, want) {
+		t.Errorf("%s: got %v, want %v", what, got, want)
 	}
+}
+
+// sameSet reports whether a and b hold the same strings as many times each,
+// in any order.
+func sameSet(a, b []string) bool {
+	x, y := append([]string(nil), a...), append([]string(nil), b...)
+	sort.Strings(x)
+	sort.Strings(y)
+	return strings.Join(x, ",") == strings.Join(y, ",")
 }
 
 // claudeHooks is a Claude Code settings document: the top-level keys of

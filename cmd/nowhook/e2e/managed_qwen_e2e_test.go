@@ -63,14 +63,20 @@ func qwenSettingsWith(extra map[string]string, commands ...string) string {
 // 0.24.4 gets the reminder once in the request after /compress, kbs
 // running once, in the trusted repository and in a folder Qwen does not
 // trust (system hooks load whatever the folder's trust; project hooks do
-// not), and leaves the system file as it was.
+// not). Run as root, Qwen leaves settings.json, which starts with
+// "$version": 4, as it was, and rewrites system-defaults.json, which lacks
+// it, as it does a project's settings: re-indented, "$version": 4 added
+// last.
 func TestQwenManagedReminder(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	defer cancel()
 	q := newQwenManaged(t)
 	managedWrapper(t, q.libexec)
 	sys := qwenSettingsWith(nil, managedCommand)
 	writeFile(t, filepath.Join(q.etc, "settings.json"), sys, 0o644)
+	const defaults = `{"model": {"name": "mock-model"}}` + "\n"
+	writeFile(t, filepath.Join(q.etc, "system-defaults.json"), defaults, 0o644)
 	untrusted := filepath.Join(q.s.root, "untrusted")
 	writeFile(t, filepath.Join(untrusted, ".kanbus.yml"), "project_directory: project\nproject_key: kbs\n", 0o644)
 	reminder := expectedReminder(t)
@@ -89,7 +95,14 @@ func TestQwenManagedReminder(t *testing.T) {
 		})
 	}
 	if b, err := os.ReadFile(filepath.Join(q.etc, "settings.json")); err != nil || string(b) != sys {
-		t.Errorf("Qwen Code changed /etc/qwen-code/settings.json (%v):\n%s", err, b)
+		t.Errorf("Qwen Code changed /etc/qwen-code/settings.json, which has \"$version\": 4 (%v):\n%s", err, b)
+	}
+	b, err := os.ReadFile(filepath.Join(q.etc, "system-defaults.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after := string(b); after == defaults || !strings.HasSuffix(strings.TrimSpace(after), "\"$version\": 4\n}") {
+		t.Errorf("/etc/qwen-code/system-defaults.json without \"$version\": want it rewritten with \"$version\": 4 last, got:\n%s", after)
 	}
 }
 
@@ -100,29 +113,32 @@ func TestQwenManagedReminder(t *testing.T) {
 //   - all four run, together (each saw the others started), each output
 //     once in the request after /compress, each hook with
 //     QWEN_PROJECT_DIR (the session's folder) and one payload
-//     (session_id, prompt_id, transcript_path, cwd, source compact);
-//   - one command in three layers runs once;
-//   - disableAllHooks true in the system settings, or in the project's,
-//     stops every hook, the system's too, unless the system settings set
-//     it false (they override the others).
+//     (session_id, prompt_id, transcript_path, cwd, source compact); a
+//     command that the system's, the user's and the project's settings all
+//     hold runs once;
+//   - disableAllHooks true in the project's settings does not stop the
+//     system's or the project's hooks where the system settings set it
+//     false (they override the others; without that, the project's true
+//     stopped every hook, the system's too: measured once by hand, not
+//     kept, for the suite's time).
 //
 // Qwen Code has no switch that keeps only the system's hooks.
 func TestQwenManagedLayers(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*testTimeout)
 	defer cancel()
+	off := map[string]string{"disableAllHooks": "true"}
 	for _, tc := range []struct {
-		name               string
-		layers             []string
-		same               bool
-		system, user, proj map[string]string
-		want               []string
+		name         string
+		layers       []string
+		shared       bool
+		system, proj map[string]string
+		want         []string
 	}{
-		{name: "four-layers", layers: []string{"defaults", "project", "system", "user"}, want: []string{"defaults", "project", "system", "user"}},
-		{name: "identical-commands", layers: []string{"project", "system", "user"}, same: true, want: []string{"same"}},
+		{name: "four-layers", layers: []string{"defaults", "project", "system", "user"}, shared: true,
+			want: []string{"defaults", "project", "same", "system", "user"}},
 		{name: "system-forces-hooks-on", layers: []string{"project", "system"}, system: map[string]string{"disableAllHooks": "false"},
-			proj: map[string]string{"disableAllHooks": "true"}, want: []string{"project", "system"}},
-		{name: "system-disableAllHooks", layers: []string{"project", "system", "user"}, system: map[string]string{"disableAllHooks": "true"}},
-		{name: "project-disableAllHooks", layers: []string{"project", "system", "user"}, proj: map[string]string{"disableAllHooks": "true"}},
+			proj: off, want: []string{"project", "system"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := newQwenManaged(t)
@@ -140,9 +156,6 @@ func TestQwenManagedLayers(t *testing.T) {
 			for k, v := range us {
 				user[k] = string(v)
 			}
-			for k, v := range tc.user {
-				user[k] = v
-			}
 			files := map[string]string{
 				"system":   filepath.Join(q.etc, "settings.json"),
 				"defaults": filepath.Join(q.etc, "system-defaults.json"),
@@ -150,16 +163,13 @@ func TestQwenManagedLayers(t *testing.T) {
 				"project":  filepath.Join(q.s.repo, ".qwen", "settings.json"),
 			}
 			extra := map[string]map[string]string{"system": tc.system, "user": user, "project": tc.proj}
-			same := ""
-			if tc.same {
-				same = p.script(t, filepath.Join(q.libexec, "same.sh"), "same")
-			}
+			same := p.script(t, filepath.Join(q.libexec, "same.sh"), "same")
 			for _, l := range tc.layers {
-				cmd := same
-				if cmd == "" {
-					cmd = p.script(t, filepath.Join(q.libexec, l+".sh"), l)
+				cmds := []string{p.script(t, filepath.Join(q.libexec, l+".sh"), l)}
+				if tc.shared && l != "defaults" {
+					cmds = append(cmds, same)
 				}
-				writeFile(t, files[l], qwenSettingsWith(extra[l], cmd), 0o644)
+				writeFile(t, files[l], qwenSettingsWith(extra[l], cmds...), 0o644)
 			}
 			reqs, after := q.compress(t, ctx, q.s.repo)
 			runs := p.runs(t)
@@ -187,6 +197,7 @@ func TestQwenManagedLayers(t *testing.T) {
 // is not JSON stops Qwen Code 0.24.4 before its first request (exit 1, "An
 // unexpected critical error occurred" and a stack trace naming the file).
 func TestQwenManagedBrokenSystemSettings(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	q := newQwenManaged(t)
@@ -196,37 +207,5 @@ func TestQwenManagedBrokenSystemSettings(t *testing.T) {
 	const want = "/etc/qwen-code/settings.json: SyntaxError"
 	if res.err == nil || len(m.Recorded()) != 0 || !strings.Contains(res.stderr, want) {
 		t.Errorf("qwen -p with a broken system settings file: %v, %d requests, stderr:\n%.1500s\nwant a failure before any request, saying %q", res.err, len(m.Recorded()), res.stderr, want)
-	}
-}
-
-// TestQwenManagedRewritesSystemFiles: run as root, Qwen Code 0.24.4
-// rewrites /etc/qwen-code/settings.json and system-defaults.json when they
-// lack "$version": 4, as it does a project's settings: re-indented, with
-// "$version": 4 added at the end. With the key already there it leaves
-// them byte for byte (TestQwenManagedReminder). A user without the right
-// to write /etc cannot have them rewritten.
-func TestQwenManagedRewritesSystemFiles(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
-	defer cancel()
-	q := newQwenManaged(t)
-	managedWrapper(t, q.libexec)
-	files := map[string]string{
-		"settings.json":        claudeHooks(nil, managedCommand),
-		"system-defaults.json": `{"model": {"name": "mock-model"}}` + "\n",
-	}
-	for name, content := range files {
-		writeFile(t, filepath.Join(q.etc, name), content, 0o644)
-	}
-	q.compress(t, ctx, q.s.repo)
-	for name, before := range files {
-		b, err := os.ReadFile(filepath.Join(q.etc, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		after := string(b)
-		if after == before || !strings.HasSuffix(strings.TrimSpace(after), "\"$version\": 4\n}") {
-			t.Errorf("/etc/qwen-code/%s without \"$version\": Qwen left it %s, want it rewritten with \"$version\": 4 last:\n%s",
-				name, map[bool]string{true: "as it was", false: "changed otherwise"}[after == before], after)
-		}
 	}
 }

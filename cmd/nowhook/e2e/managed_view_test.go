@@ -210,6 +210,7 @@ func hostState(t *testing.T, path string) string {
 // machine's own folders are as they were, and two views do not see each
 // other's folders.
 func TestManagedViewIsPrivate(t *testing.T) {
+	t.Parallel()
 	sys := []string{"/etc/claude-code", "/etc/codex", "/etc/gemini-cli", "/etc/qwen-code", "/etc/factory", "/usr/local/libexec/nowhook"}
 	stray := fmt.Sprintf("/etc/nowhook-e2e-stray-%d", os.Getpid())
 	before := map[string]string{}
