@@ -304,7 +304,9 @@ func TestClaudeManagedThreeLayers(t *testing.T) {
 
 	t.Run("different-groups", func(t *testing.T) {
 		c := newClaudeManaged(t, kbsFixture)
-		p := newLayerProbes(t, 3)
+		// The probes wait for all five runs: the managed batch's two never
+		// see the other three, and each of those sees all five.
+		p := newLayerProbes(t, 5)
 		same := p.script(t, filepath.Join(c.libexec, "same.sh"), "same")
 		c.file(t, "managed-settings.d/50-nowhook.json", claudeHooks(nil, p.script(t, filepath.Join(c.libexec, "managed.sh"), "managed"), same))
 		writeFile(t, filepath.Join(c.s.home, ".claude", "settings.json"),

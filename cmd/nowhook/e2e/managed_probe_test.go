@@ -23,7 +23,9 @@ import (
 // started, its environment, its payload), and prints a marker. A probe
 // waits, up to 5 s, until want probes have started, so that hooks the
 // client runs together all see each other, and a hook the client runs
-// before the others does not see them (want 1: no wait).
+// before the others does not see them (want 1: no wait). want must be
+// every run the session makes: a smaller one lets a later batch stop
+// waiting on the earlier batch's runs.
 type layerProbes struct {
 	dir  string
 	want int
