@@ -1,5 +1,13 @@
 package agent
 
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nowhook/nowhook/generate"
+)
+
 // Kimi Code CLI (docs/platforms.md#kimi-code-cli), from its vendor docs
 // only: it is not on the registries this project installs from, so nothing
 // here was run. It reads AGENTS.md from its working directory at session
@@ -42,4 +50,27 @@ var kimi = &Agent{
 	},
 	// Kimi Code CLI's hooks are TOML ([[hooks]] in ~/.kimi-code/config.toml),
 	// which doctor's hook reader does not parse; nowhook writes none.
+}
+
+// kimiEvents are the events of the two-step re-inject, each with its own
+// [[hooks]] table running KimiCommand (docs/platforms.md#kimi-code-cli).
+var kimiEvents = []string{"PreCompact", "PostCompact", "UserPromptSubmit"}
+
+// KimiCommand is the command of the re-inject hooks: the lean hook binary,
+// else nowhook, else nothing (exit 0), with the budget for kbs.
+func KimiCommand(budget time.Duration) string {
+	return "command -v nowhook-reminder >/dev/null 2>&1 && exec nowhook-reminder --timeout " + budget.String() + " --kimi; " +
+		"command -v nowhook >/dev/null 2>&1 && exec nowhook reminder --timeout " + budget.String() + " --kimi; exit 0"
+}
+
+// KimiHooks are the [[hooks]] tables of the two-step re-inject, for the
+// end of Kimi Code's config.toml; timeout is in seconds there (at most
+// 600), the budget plus 5 s as everywhere.
+func KimiHooks(budget time.Duration) string {
+	var b strings.Builder
+	b.WriteString("# nowhook: the Kanbus work in progress back at the first prompt after each compaction\n")
+	for _, e := range kimiEvents {
+		fmt.Fprintf(&b, "[[hooks]]\nevent = %q\ncommand = %q\ntimeout = %d\n", e, KimiCommand(budget), generate.HookTimeout(budget))
+	}
+	return b.String()
 }
