@@ -336,7 +336,7 @@ func remind(o options) []byte {
 	deadline := time.Now().Add(o.budget)
 	wait := min(o.budget/4, maxStdinWait)
 	pl, proceed := readPayload(o.stdin, wait, o.stop, o.log)
-	if !proceed || deferred(o.getenv, pl.cwd, o.wd, o.log) {
+	if !proceed || o.foreign(pl) || deferred(o.getenv, pl.cwd, o.wd, o.log) {
 		return nil
 	}
 	dir := o.project(pl.cwd)
