@@ -97,12 +97,14 @@ installed_version() {
 
 # binary_version BIN: first line of BIN --version, or nothing. HOME is a
 # throwaway folder: some clients write their state on every start
-# (Continue CLI its logs). With $runner set (a client pinned with a
-# runtime), BIN runs under that node.
+# (Continue CLI its logs). XDG_CACHE_HOME is the client's own folder's
+# .cache, kept: Copilot CLI unpacks its 235 MB package there at its first
+# start (6 s), and would at every check in a fresh one. With $runner set
+# (a client pinned with a runtime), BIN runs under that node.
 binary_version() {
 	[ -x "$1" ] || return 0
 	vhome=$(mktemp -d "$work/home.XXXXXX")
-	HOME=$vhome ${runner:+"$runner"} "$1" --version 2>/dev/null | head -n 1 || true
+	HOME=$vhome XDG_CACHE_HOME=${1%/node_modules/.bin/*}/.cache ${runner:+"$runner"} "$1" --version 2>/dev/null | head -n 1 || true
 	rm -rf "$vhome"
 }
 
