@@ -66,6 +66,14 @@ func newKimiWorld(t *testing.T, mode kbsMode, highFirst bool) *kimiWorld {
 		}
 		return reply
 	})
+	writeKimiConfig(t, w.home, w.mock, agent.KimiHooks(5*time.Second))
+	return w
+}
+
+// writeKimiConfig writes ~/.kimi-code/config.toml under home: the mock as
+// the default model, telemetry off, then hooks (TOML tables, or "").
+func writeKimiConfig(t *testing.T, home string, m *chatMock, hooks string) {
+	t.Helper()
 	config := fmt.Sprintf(`default_model = "mock"
 telemetry = false
 
@@ -79,9 +87,8 @@ provider = "mock"
 model = "mock-model"
 max_context_size = %d
 
-`, w.mock.BaseURL(), kimiWindow) + agent.KimiHooks(5*time.Second)
-	writeFile(t, filepath.Join(w.home, ".kimi-code", "config.toml"), config, 0o644)
-	return w
+`, m.BaseURL(), kimiWindow) + hooks
+	writeFile(t, filepath.Join(home, ".kimi-code", "config.toml"), config, 0o644)
 }
 
 // env is the client's environment: no update check (its only other
@@ -379,5 +386,50 @@ func TestKimiReinjectSessionsApart(t *testing.T) {
 	}
 	if n := w.kbsCalls(t); n != 1 {
 		t.Errorf("kbs ran %d times, want once", n)
+	}
+}
+
+// TestReadsKimi (Kimi Code 2.1.0, `kimi -p`): the instruction files in the
+// first request, started at the root and in a sub-folder: AGENTS.md of
+// each folder from the git root down to the start folder (and
+// .kimi-code/AGENTS.md beside it), never CLAUDE.md.
+func TestReadsKimi(t *testing.T) {
+	bin := findClient(t, "KIMI_BIN", "kimi")
+	for _, c := range []struct {
+		where string
+		want  []string
+	}{
+		{".", []string{"AGENTS.md", ".kimi-code/AGENTS.md"}},
+		{probeSub, []string{"AGENTS.md", ".kimi-code/AGENTS.md", "svc/AGENTS.md"}},
+	} {
+		t.Run(strings.ReplaceAll(c.where, "/", "-"), func(t *testing.T) {
+			t.Parallel()
+			ctx := probeCtx(t)
+			files := []string{"AGENTS.md", "CLAUDE.md", "GEMINI.md", ".kimi-code/AGENTS.md", "svc/AGENTS.md"}
+			repo := probeRepo(t, ctx, files...)
+			home := t.TempDir()
+			m := newChatMock(t, (&probeChat{summaryPhrases: []string{kimiSummaryPhrase}}).reply)
+			writeKimiConfig(t, home, m, "")
+			env := probeEnv(home, "KIMI_CODE_NO_AUTO_UPDATE=1")
+			clientVersion(t, ctx, env, bin)
+			dir := filepath.Join(repo, filepath.FromSlash(c.where))
+			res := runCmd(t, ctx, env, dir, "", bin, "-p", "say hello", "--output-format", "stream-json")
+			if res.err != nil {
+				t.Fatalf("kimi -p: %v\n%.3000s%.3000s", res.err, res.stdout, res.stderr)
+			}
+			reqs := m.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests, want 1", len(reqs))
+			}
+			var got []string
+			for _, f := range files {
+				if bodyContains(t, reqs[0].Body, probeMarker(f)) {
+					got = append(got, f)
+				}
+			}
+			if strings.Join(got, ",") != strings.Join(c.want, ",") {
+				t.Errorf("kimi started in %s: the first request has the instruction files %v, want %v", c.where, got, c.want)
+			}
+		})
 	}
 }
