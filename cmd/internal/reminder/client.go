@@ -18,7 +18,10 @@ package reminder
 //     model (docs). Its hooks get COPILOT_CLI=1, and its payloads carry a
 //     timestamp, which Claude Code's do not: both together say Copilot.
 //     (COPILOT_CLI alone could be inherited: a claude started from a
-//     shell inside a Copilot session passes it to its own hooks.)
+//     shell inside a Copilot session passes it to its own hooks. So could
+//     a Qwen Code, Gemini CLI or Factory Droid session, whose payloads may
+//     carry a timestamp too; each sets a project variable of its own for
+//     its hooks, which says it is not Copilot.)
 //   - Continue CLI 1.5.47 loads the file and runs none of its hooks
 //     (measured), so it never gets here.
 //
@@ -33,10 +36,22 @@ func foreignClient(pl payload, getenv func(string) string) (name, evidence strin
 	switch {
 	case pl.cursorVersion:
 		return "Cursor", "the payload carries cursor_version"
-	case pl.timestamp && getenv("COPILOT_CLI") == "1":
+	case pl.timestamp && getenv("COPILOT_CLI") == "1" && ownProjectVar(getenv) == "":
 		return "GitHub Copilot CLI", "COPILOT_CLI=1, and the payload carries a timestamp"
 	}
 	return "", ""
+}
+
+// ownProjectVar is the project variable, if any, that a client other than
+// Copilot and Claude Code sets for its hooks (Copilot sets
+// CLAUDE_PROJECT_DIR too).
+func ownProjectVar(getenv func(string) string) string {
+	for _, v := range []string{"QWEN_PROJECT_DIR", "GEMINI_PROJECT_DIR", "FACTORY_PROJECT_DIR"} {
+		if getenv(v) != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // foreign reports, and says for NOWHOOK_DEBUG, whether another client

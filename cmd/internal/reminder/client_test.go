@@ -82,7 +82,9 @@ func TestClaudeUnderCopilotShell(t *testing.T) {
 	}
 }
 
-// TestForeignClient: the names and the evidence.
+// TestForeignClient: the names; a payload with a timestamp from a client
+// that sets its own project variable (Qwen Code started inside a Copilot
+// session's shell) is not taken for Copilot's.
 func TestForeignClient(t *testing.T) {
 	copilot := func(k string) string {
 		if k == "COPILOT_CLI" {
@@ -91,6 +93,15 @@ func TestForeignClient(t *testing.T) {
 		return ""
 	}
 	none := func(string) string { return "" }
+	qwenUnderCopilot := func(k string) string {
+		switch k {
+		case "COPILOT_CLI":
+			return "1"
+		case "QWEN_PROJECT_DIR":
+			return "/repo"
+		}
+		return ""
+	}
 	for _, c := range []struct {
 		pl     payload
 		getenv func(string) string
@@ -99,6 +110,7 @@ func TestForeignClient(t *testing.T) {
 		{payload{cursorVersion: true}, none, "Cursor"},
 		{payload{timestamp: true}, copilot, "GitHub Copilot CLI"},
 		{payload{timestamp: true}, none, ""},
+		{payload{timestamp: true}, qwenUnderCopilot, ""},
 		{payload{}, copilot, ""},
 		{payload{}, none, ""},
 	} {
