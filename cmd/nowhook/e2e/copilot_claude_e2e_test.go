@@ -185,3 +185,30 @@ func TestCopilotClaudeEntry(t *testing.T) {
 		}
 	}
 }
+
+// TestReadsCopilot (GitHub Copilot CLI 1.0.102, `copilot -p`): which of the
+// probe repository's instruction files reach the first request, started at
+// the root and in a sub-folder.
+func TestReadsCopilot(t *testing.T) {
+	bin := findClient(t, "COPILOT_BIN", "copilot")
+	for _, c := range []struct {
+		where string
+		want  []string
+	}{
+		{".", []string{".github/copilot-instructions.md", "AGENTS.md", "CLAUDE.md", "GEMINI.md"}},
+		{probeSub, []string{".github/copilot-instructions.md", "AGENTS.md", "CLAUDE.md", "GEMINI.md", "svc/AGENTS.md"}},
+	} {
+		t.Run(strings.ReplaceAll(c.where, "/", "-"), func(t *testing.T) {
+			ctx := probeCtx(t)
+			s := newSandbox(t, kbsFixture)
+			repo := probeRepo(t, ctx)
+			m := newChatMock(t, (&probeChat{summaryPhrases: []string{copilotSummaryPhrase}}).reply)
+			copilotRun(t, ctx, bin, s, m, filepath.Join(repo, filepath.FromSlash(c.where)), "say hello")
+			reqs := m.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests, want 1", len(reqs))
+			}
+			checkProbeFound(t, "copilot started in "+c.where, reqs[0].Body, c.want...)
+		})
+	}
+}

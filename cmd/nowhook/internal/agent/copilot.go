@@ -19,15 +19,18 @@ import (
 
 const copilotReason = "GitHub Copilot CLI has no event after compaction: its preCompact hook runs before it, and sessionStart's sources are startup, resume and new, never compact"
 
-// copilotReads, from GitHub's docs for Copilot CLI (no client measured).
+// copilotReads, measured on 1.0.102 (copilot -p against a mock, offline;
+// TestReadsCopilot): all four at once, from the root, and from a
+// sub-folder the root's and the sub-folder's own AGENTS.md, as GitHub's
+// docs say.
 var copilotReads = Reads{
-	Client: "GitHub Copilot CLI (vendor docs; not run)",
+	Client: "GitHub Copilot CLI 1.0.102",
 	Where:  "the repository root, the session's folder and the folders between them",
 	Files: []Instruction{
-		{File: ".github/copilot-instructions.md", Known: "vendor docs"},
-		{File: "AGENTS.md", Known: "vendor docs"},
-		{File: "CLAUDE.md", Known: "vendor docs"},
-		{File: "GEMINI.md", Known: "vendor docs"},
+		{File: ".github/copilot-instructions.md", Known: "measured: in the first request"},
+		{File: "AGENTS.md", Known: "measured: in the first request, beside CLAUDE.md and GEMINI.md, from the root and from a sub-folder"},
+		{File: "CLAUDE.md", Known: "measured: in the first request, beside AGENTS.md"},
+		{File: "GEMINI.md", Known: "measured: in the first request, beside AGENTS.md"},
 	},
 }
 
