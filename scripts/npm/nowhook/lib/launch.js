@@ -1,0 +1,133 @@
+"use strict";
+// The launcher of the npm package nowhook. npm installs, beside it, the one
+// package of nowhook-<platform>-<arch> (an optionalDependency) whose os and
+// cpu fields match the machine; that package holds the Go binaries. This
+// file finds the binary there and runs it with the same arguments, standard
+// streams and environment, and ends the way the binary ended (its exit
+// code, or the signal that stopped it). Nothing is downloaded, here or at
+// install time: the package has no install script.
+//
+// Written by scripts/release.sh into the package from scripts/npm/nowhook.
+
+const fs = require("fs");
+const path = require("path");
+const childProcess = require("child_process");
+const os = require("os");
+
+// The platform packages scripts/release.sh builds, by Node's names for the
+// system and the processor (process.platform, process.arch).
+const PLATFORMS = [
+  "linux-x64",
+  "linux-arm64",
+  "darwin-x64",
+  "darwin-arm64",
+  "win32-x64",
+  "win32-arm64",
+];
+
+// The signals a parent sends to stop a command, passed on to the binary
+// when it runs as a child process (older Node, Windows).
+const FORWARDED = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"];
+
+function launcherVersion() {
+  try {
+    return require("../package.json").version;
+  } catch (e) {
+    return "";
+  }
+}
+
+// hookMode: the binary was asked for the hook runtime. A hook must exit 0
+// whatever happens (the agent's session goes on either way), so a launch
+// that fails says why on stderr and exits 0 there, printing nothing.
+function hookMode(name, args) {
+  if (name === "nowhook-reminder") {
+    return !(args.length === 1 && ["--version", "-version", "version"].includes(args[0]));
+  }
+  return args[0] === "reminder";
+}
+
+function fail(name, args, message) {
+  process.stderr.write(name + " (npm launcher): " + message + "\n");
+  process.exit(hookMode(name, args) ? 0 : 1);
+}
+
+// binaryPath returns the path of the binary NAME in the platform package,
+// or fails with what is missing and how to get it.
+function binaryPath(name, args) {
+  const version = launcherVersion();
+  const at = version ? "@" + version : "";
+  const key = process.platform + "-" + process.arch;
+  if (!PLATFORMS.includes(key)) {
+    fail(name, args,
+      "npm has no nowhook binary for this system (" + key + "): nowhook's npm packages cover " +
+      PLATFORMS.join(", ") + ". With Go 1.26 or later, build it instead: " +
+      "go install github.com/nowhook/nowhook/cmd/nowhook" + (version ? "@v" + version : "@latest") +
+      " github.com/nowhook/nowhook/cmd/nowhook-reminder" + (version ? "@v" + version : "@latest"));
+  }
+  const pkg = "nowhook-" + key;
+  const file = name + (process.platform === "win32" ? ".exe" : "");
+  let dir;
+  try {
+    dir = path.dirname(require.resolve(pkg + "/package.json"));
+  } catch (e) {
+    fail(name, args,
+      "the package " + pkg + ", which holds nowhook's binaries for this system, is not installed " +
+      "(npm leaves optional dependencies out with --omit=optional or --no-optional, or when the lock file " +
+      "was made on another system). Install it: npm install -g nowhook" + at + " (or npm install " + pkg + at + ")");
+  }
+  const bin = path.join(dir, "bin", file);
+  if (!fs.existsSync(bin)) {
+    fail(name, args, pkg + " is installed at " + dir + " but has no bin/" + file + "; reinstall it: npm install -g nowhook" + at);
+  }
+  return bin;
+}
+
+// run replaces this process with the binary where Node can (process.execve,
+// Node 22.15 and later, not on Windows), so that the agent or the shell
+// talks to the binary itself; elsewhere it runs the binary as a child,
+// passes the stopping signals on, and mirrors how the child ended.
+function run(name) {
+  const args = process.argv.slice(2);
+  const bin = binaryPath(name, args);
+  if (typeof process.execve === "function" && process.platform !== "win32") {
+    // Node warns on stderr that execve is experimental; a hook's stderr
+    // may reach the user, so that warning is dropped. A handler for
+    // SIGXFSZ makes execve give the binary its default disposition (Node
+    // ignores that signal, and ignored signals survive an exec).
+    process.emitWarning = () => {};
+    process.on("SIGXFSZ", () => {});
+    try {
+      process.execve(bin, [bin].concat(args), process.env);
+    } catch (e) {
+      // Fall through to a child process.
+    }
+  }
+  const child = childProcess.spawn(bin, args, { stdio: "inherit" });
+  const forward = (signal) => {
+    try {
+      child.kill(signal);
+    } catch (e) {
+      // The child has gone already.
+    }
+  };
+  for (const signal of FORWARDED) {
+    process.on(signal, forward);
+  }
+  child.on("error", (err) => fail(name, args, "cannot run " + bin + ": " + err.message));
+  child.on("exit", (code, signal) => {
+    if (signal) {
+      for (const s of FORWARDED) {
+        process.removeListener(s, forward);
+      }
+      // End by the same signal, so that the caller sees 128+N; if the
+      // signal does not end Node, exit with that status anyway.
+      process.exitCode = 128 + (os.constants.signals[signal] || 0);
+      process.kill(process.pid, signal);
+      return;
+    }
+    process.exit(code === null ? 1 : code);
+  });
+}
+
+module.exports = { run, PLATFORMS };
