@@ -83,6 +83,46 @@ function binaryPath(name, args) {
   return bin;
 }
 
+// onOwnPath reports whether nowhook-reminder or nowhook is on PATH outside
+// the folders that npm adds for the command it runs (node_modules/.bin,
+// npx's cache): the PATH an agent gives its hooks has none of those.
+function onOwnPath() {
+  const names = process.platform === "win32"
+    ? ["nowhook-reminder.cmd", "nowhook-reminder.exe", "nowhook.cmd", "nowhook.exe"]
+    : ["nowhook-reminder", "nowhook"];
+  for (const dir of (process.env.PATH || "").split(path.delimiter)) {
+    const d = dir.replace(/[\\/]+$/, "");
+    if (!d || /[\\/]node_modules[\\/]\.bin$/.test(d) || /node-gyp-bin$/.test(d)) {
+      continue;
+    }
+    for (const n of names) {
+      try {
+        fs.accessSync(path.join(d, n), fs.constants.X_OK);
+        return true;
+      } catch (e) {
+        // Not there; look on.
+      }
+    }
+  }
+  return false;
+}
+
+// noteNpx: setup run by npx (or an npm script) writes hooks that run
+// nowhook from PATH, where npx leaves nothing: say so before setup runs,
+// unless nowhook is installed there already.
+function noteNpx(name, args) {
+  const writes = !args.some((a) => /^--?(check|dry-run|help|h)(=|$)/.test(a));
+  if (name !== "nowhook" || args[0] !== "setup" || !writes || !process.env.npm_command || onOwnPath()) {
+    return;
+  }
+  const version = launcherVersion();
+  process.stderr.write(
+    "nowhook: note: the hooks setup writes run nowhook-reminder or nowhook from PATH, and npx keeps " +
+    "nowhook in its cache, off PATH; install it for the hooks (and on each teammate's machine): " +
+    "npm install -g nowhook" + (version ? "@" + version : "") +
+    " (until then the hooks use their python3 fallback, or print nothing without python3)\n");
+}
+
 // run replaces this process with the binary where Node can (process.execve,
 // Node 22.15 and later, not on Windows), so that the agent or the shell
 // talks to the binary itself; elsewhere it runs the binary as a child,
@@ -90,6 +130,7 @@ function binaryPath(name, args) {
 function run(name) {
   const args = process.argv.slice(2);
   const bin = binaryPath(name, args);
+  noteNpx(name, args);
   if (typeof process.execve === "function" && process.platform !== "win32") {
     // Node warns on stderr that execve is experimental; a hook's stderr
     // may reach the user, so that warning is dropped. A handler for
