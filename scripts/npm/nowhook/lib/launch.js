@@ -7,34 +7,37 @@
 // code, or the signal that stopped it). Nothing is downloaded, here or at
 // install time: the package has no install script.
 //
-// Written by scripts/release.sh into the package from scripts/npm/nowhook.
+// scripts/release.sh copies this folder, scripts/npm/nowhook, into the
+// package and writes its package.json beside it.
 
 const fs = require("fs");
 const path = require("path");
 const childProcess = require("child_process");
 const os = require("os");
 
-// The platform packages scripts/release.sh builds, by Node's names for the
-// system and the processor (process.platform, process.arch).
-const PLATFORMS = [
-  "linux-x64",
-  "linux-arm64",
-  "darwin-x64",
-  "darwin-arm64",
-  "win32-x64",
-  "win32-arm64",
-];
+// manifest is this package's package.json, written by scripts/release.sh:
+// its version is the binaries' version, and its optionalDependencies name
+// the platform packages, nowhook-<process.platform>-<process.arch>.
+function manifest() {
+  try {
+    return require("../package.json");
+  } catch (e) {
+    return {};
+  }
+}
+
+function platforms() {
+  return Object.keys(manifest().optionalDependencies || {})
+    .filter((name) => name.startsWith("nowhook-"))
+    .map((name) => name.slice("nowhook-".length));
+}
 
 // The signals a parent sends to stop a command, passed on to the binary
 // when it runs as a child process (older Node, Windows).
 const FORWARDED = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"];
 
 function launcherVersion() {
-  try {
-    return require("../package.json").version;
-  } catch (e) {
-    return "";
-  }
+  return manifest().version || "";
 }
 
 // hookMode: the binary was asked for the hook runtime. A hook must exit 0
@@ -58,10 +61,10 @@ function binaryPath(name, args) {
   const version = launcherVersion();
   const at = version ? "@" + version : "";
   const key = process.platform + "-" + process.arch;
-  if (!PLATFORMS.includes(key)) {
+  if (!platforms().includes(key)) {
     fail(name, args,
       "npm has no nowhook binary for this system (" + key + "): nowhook's npm packages cover " +
-      PLATFORMS.join(", ") + ". With Go 1.26 or later, build it instead: " +
+      platforms().join(", ") + ". With Go 1.26 or later, build it instead: " +
       "go install github.com/nowhook/nowhook/cmd/nowhook" + (version ? "@v" + version : "@latest") +
       " github.com/nowhook/nowhook/cmd/nowhook-reminder" + (version ? "@v" + version : "@latest"));
   }
@@ -109,7 +112,8 @@ function onOwnPath() {
 
 // noteNpx: setup run by npx (or an npm script) writes hooks that run
 // nowhook from PATH, where npx leaves nothing: say so before setup runs,
-// unless nowhook is installed there already.
+// unless nowhook is installed there already. Not for --check, --dry-run
+// or --help, which write no hook.
 function noteNpx(name, args) {
   const writes = !args.some((a) => /^--?(check|dry-run|help|h)(=|$)/.test(a));
   if (name !== "nowhook" || args[0] !== "setup" || !writes || !process.env.npm_command || onOwnPath()) {
@@ -117,9 +121,10 @@ function noteNpx(name, args) {
   }
   const version = launcherVersion();
   process.stderr.write(
-    "nowhook: note: the hooks setup writes run nowhook-reminder or nowhook from PATH, and npx keeps " +
-    "nowhook in its cache, off PATH; install it for the hooks (and on each teammate's machine): " +
-    "npm install -g nowhook" + (version ? "@" + version : "") +
+    "nowhook: note: the hooks setup writes run nowhook-reminder or nowhook from PATH, and this nowhook " +
+    "runs from npm's own folders (npx's cache or node_modules/.bin), which the PATH of an agent's hooks " +
+    "lacks; install it for the hooks, on each teammate's machine too: npm install -g nowhook" +
+    (version ? "@" + version : "") +
     " (until then the hooks use their python3 fallback, or print nothing without python3)\n");
 }
 
@@ -132,11 +137,10 @@ function run(name) {
   const bin = binaryPath(name, args);
   noteNpx(name, args);
   if (typeof process.execve === "function" && process.platform !== "win32") {
-    // Node warns on stderr that execve is experimental; a hook's stderr
-    // may reach the user, so that warning is dropped. A handler for
-    // SIGXFSZ makes execve give the binary its default disposition (Node
-    // ignores that signal, and ignored signals survive an exec).
-    process.emitWarning = () => {};
+    // Node ignores SIGPIPE and SIGXFSZ, and an ignored signal stays
+    // ignored across an exec; with a handler installed instead, the binary
+    // starts with the defaults, as it would from a shell.
+    process.on("SIGPIPE", () => {});
     process.on("SIGXFSZ", () => {});
     try {
       process.execve(bin, [bin].concat(args), process.env);
@@ -171,4 +175,4 @@ function run(name) {
   });
 }
 
-module.exports = { run, PLATFORMS };
+module.exports = { run };
