@@ -152,8 +152,14 @@ func launcherSignal(t *testing.T, ctx context.Context, env []string, repo, launc
 		if !strings.Contains(stderr.String(), "by terminated") {
 			t.Errorf("the binary did not get the launcher's SIGTERM (no \"stopped by terminated\" in its debug output):\n%s", stderr.String())
 		}
-		if syscall.Kill(kbs, 0) == nil {
-			t.Errorf("kbs (pid %d) still runs after the binary was stopped", kbs)
+		// The reminder killed kbs's group before it exited; the kernel
+		// may take a moment to end kbs, and init to reap it.
+		for !gone(kbs) {
+			select {
+			case <-ctx.Done():
+				t.Fatalf("kbs (pid %d) still runs after the binary was stopped", kbs)
+			case <-time.After(20 * time.Millisecond):
+			}
 		}
 	case syscall.SIGKILL:
 		var exit *exec.ExitError
@@ -181,6 +187,16 @@ func waitForPid(t *testing.T, ctx context.Context, file string) int {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// gone reports whether pid has ended (a zombie, not reaped yet, has).
+func gone(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	return len(fields) > 0 && (fields[0] == "Z" || fields[0] == "X")
 }
 
 // parentPid returns the parent of pid, from /proc/PID/stat.
