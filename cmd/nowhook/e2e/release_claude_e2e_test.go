@@ -38,7 +38,7 @@ func TestClaudeNpmInstalledNowhook(t *testing.T) {
 	}
 	// Only the npm prefix's bin, the fake kbs, node's folder and the
 	// system folders: no ~/.local/bin, no build of this checkout.
-	path := strings.Join(append([]string{w.bin, kbsDir}, append(w.path, "/usr/bin", "/bin")...), ":")
+	path := w.pathVar(kbsDir)
 	for _, d := range strings.Split(path, ":") {
 		for _, name := range []string{"nowhook", "nowhook-reminder"} {
 			if _, err := os.Stat(filepath.Join(d, name)); err == nil && d != w.bin {

@@ -51,7 +51,7 @@ func TestReleaseInstallWays(t *testing.T) {
 	for _, w := range ways {
 		t.Run(w.way, func(t *testing.T) {
 			t.Logf("installed in %s, %s on disk (%s)", w.took.Round(10*time.Millisecond), size(t, w.root), w.root)
-			env := append(w.env(tmp, kbsDir), "PATH="+strings.Join(append([]string{w.bin, kbsDir}, append(w.path, "/usr/bin", "/bin")...), ":"))
+			env := append(w.env(tmp, kbsDir), "PATH="+w.pathVar(kbsDir))
 			checkVersions(t, ctx, env, w.bin)
 			repo := newRepo(t, ctx, filepath.Join(tmp, "repo-"+w.way))
 			res := runCmd(t, ctx, env, repo, "", filepath.Join(w.bin, "nowhook"), "setup", "--yes")
@@ -63,6 +63,14 @@ func TestReleaseInstallWays(t *testing.T) {
 		})
 	}
 	t.Run("npx", func(t *testing.T) { npxWithoutInstall(t, ctx, dir, tmp) })
+}
+
+// pathVar is the PATH of one way's commands: its bin folder, the fake
+// kbs, what the way needs besides (node) and the system's folders, and no
+// other nowhook.
+func (w install) pathVar(kbsDir string) string {
+	dirs := append([]string{w.bin, kbsDir}, w.path...)
+	return strings.Join(append(dirs, "/usr/bin", "/bin"), ":")
 }
 
 // env is the environment of one way's commands, without PATH.

@@ -27,8 +27,7 @@ func TestReleaseNpmLauncher(t *testing.T) {
 	tmp := t.TempDir()
 	kbsDir := fakeKbsDir(t, tmp)
 	w := npmGlobal(t, ctx, dir, tmp)
-	path := "PATH=" + strings.Join(append([]string{w.bin, kbsDir}, append(w.path, "/usr/bin", "/bin")...), ":")
-	env := append(w.env(tmp, kbsDir), path)
+	env := append(w.env(tmp, kbsDir), "PATH="+w.pathVar(kbsDir))
 	repo := newRepo(t, ctx, filepath.Join(tmp, "repo"))
 
 	t.Run("exit code", func(t *testing.T) {
