@@ -33,11 +33,17 @@
 #   SOURCE_DATE_EPOCH   the files' mtime (default: the commit time of HEAD)
 #   NOWHOOK_RELEASE_URL where the Homebrew formula finds the archives
 #                       (default: https://github.com/nowhook/nowhook/releases/download/vVERSION)
+#   NOWHOOK_RELEASE_PLATFORMS
+#                       build only these platforms (GOOS/GOARCH, separated
+#                       by spaces), for a quick try of the packages on one
+#                       machine; the launcher still names all six platform
+#                       packages, and without the four macOS and Linux
+#                       archives there is no formula. A release builds all.
 #
 # Needs go, GNU tar, gzip, zip, npm and sha256sum; git for the commit.
 set -euo pipefail
 
-# The platforms built, as GOOS/GOARCH.
+# The platforms of a release, as GOOS/GOARCH.
 PLATFORMS=(linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64)
 
 REPOSITORY=https://github.com/nowhook/nowhook
@@ -290,18 +296,25 @@ main() {
 	work=$(mktemp -d)
 	trap cleanup EXIT INT TERM
 	mkdir -p "$out/npm"
-	local p
-	for p in "${PLATFORMS[@]}"; do
+	local p built
+	read -r -a built <<<"${NOWHOOK_RELEASE_PLATFORMS:-${PLATFORMS[*]}}"
+	for p in "${built[@]}"; do
+		[[ " ${PLATFORMS[*]} " == *" $p "* ]] || die "NOWHOOK_RELEASE_PLATFORMS: $p is not one of ${PLATFORMS[*]}"
 		say "building ${p%/*}/${p#*/}"
 		build "${p%/*}" "${p#*/}"
 		archive "${p%/*}" "${p#*/}"
 		npm_platform "${p%/*}" "${p#*/}"
 	done
 	npm_launcher
-	formula
-	(cd "$out" && sha256sum -- *.tar.gz *.zip nowhook.rb npm/*.tgz >SHA256SUMS)
+	if [ -f "$out/nowhook_${version}_darwin_arm64.tar.gz" ] && [ -f "$out/nowhook_${version}_darwin_amd64.tar.gz" ] &&
+		[ -f "$out/nowhook_${version}_linux_arm64.tar.gz" ] && [ -f "$out/nowhook_${version}_linux_amd64.tar.gz" ]; then
+		formula
+	else
+		say "no Homebrew formula: NOWHOOK_RELEASE_PLATFORMS left out a macOS or Linux archive"
+	fi
+	(cd "$out" && shopt -s nullglob && sha256sum -- *.tar.gz *.zip *.rb npm/*.tgz >SHA256SUMS)
 	say "wrote nowhook $version to $out:"
-	(cd "$out" && for f in *.tar.gz *.zip nowhook.rb SHA256SUMS npm/*.tgz; do
+	(cd "$out" && shopt -s nullglob && for f in *.tar.gz *.zip *.rb SHA256SUMS npm/*.tgz; do
 		printf '  %10s  %s\n' "$(wc -c <"$f")" "$f"
 	done) >&2
 }
