@@ -24,10 +24,11 @@ set -eu
 
 pkg=github.com/nowhook/nowhook/cmd/internal/version
 
-# in_git succeeds when the checkout this script is in is a git work tree.
+# in_git succeeds when the checkout this script is in is the top of a git
+# work tree (not a source archive unpacked inside someone else's).
 in_git() {
 	command -v git >/dev/null 2>&1 &&
-		[ "$(git -C "$src" rev-parse --is-inside-work-tree 2>/dev/null)" = true ]
+		[ "$(git -C "$src" rev-parse --show-toplevel 2>/dev/null)" = "$src" ]
 }
 
 # dirty succeeds when the work tree differs from HEAD (untracked files
@@ -56,7 +57,7 @@ pseudo() {
 }
 
 main() {
-	src=$(cd "$(dirname "$0")/.." && pwd)
+	src=$(cd "$(dirname "$0")/.." && pwd -P)
 	version=${1:-}
 	commit=
 	if in_git; then
