@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"runtime/debug"
 
 	"github.com/nowhook/nowhook/cmd/internal/reminder"
+	"github.com/nowhook/nowhook/cmd/internal/version"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/doctor"
 )
 
@@ -66,25 +66,9 @@ func run(args []string, io stdio) int {
 	}
 }
 
-// versionString reports the module version and the VCS state the binary
-// was built from, as recorded by the Go toolchain.
+// versionString is the first line of `nowhook version`: the version the
+// build information or a release stamp gives (cmd/internal/version), the
+// commit, the toolchain and the template version setup writes.
 func versionString() string {
-	version, revision, modified, goVersion := "(devel)", "unknown", "", "unknown"
-	if info, ok := debug.ReadBuildInfo(); ok {
-		goVersion = info.GoVersion
-		if info.Main.Version != "" {
-			version = info.Main.Version
-		}
-		for _, s := range info.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				revision = s.Value
-			case "vcs.modified":
-				if s.Value == "true" {
-					modified = " (modified)"
-				}
-			}
-		}
-	}
-	return fmt.Sprintf("nowhook %s, commit %s%s, built with %s, template v%d", version, revision, modified, goVersion, templateVersion)
+	return fmt.Sprintf("%s, template v%d", version.Read().String("nowhook"), templateVersion)
 }
