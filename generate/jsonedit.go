@@ -141,6 +141,9 @@ func (f HookFile) ParseHookFile(current []byte) (*Parsed, error) {
 	if len(bytes.TrimSpace(p.src)) == 0 {
 		return p, nil
 	}
+	if off, deep := TooDeep(p.src, MaxDepth); deep {
+		return nil, f.depthError(p.src, off)
+	}
 	tree, err := hujson.Parse(p.src)
 	if err != nil {
 		line, col := syntaxPosition(p.src, err)

@@ -239,7 +239,7 @@ func recordCodexTrust(ctx context.Context, root string) (string, error) {
 	hooksFile, main := CodexHooksFor(canonical)
 	project, about := canonical, ""
 	if main != "" {
-		b, _ := os.ReadFile(hooksFile)
+		b, _ := diag.ReadBounded(hooksFile)
 		if !codexHook.Present(b) {
 			return "", fmt.Errorf("%s is a git worktree of %s, and Codex loads a worktree's project hooks from the main checkout's %s, which has no hook of nowhook's: Codex runs none in this worktree, whatever its own .codex/hooks.json holds. Bring .codex/ into the main checkout (commit it here and merge it there), or set it up there: nowhook setup --yes --agents codex --trust-codex --dir %s", canonical, main, hooksFile, main)
 		}
@@ -905,7 +905,7 @@ const codexDefaultDocMax = 32 << 10
 var codexDocCapCheck = Check{Name: "agents-md-cap",
 	Run: func(v View) []diag.Finding {
 		read := func(rel string) ([]byte, bool) {
-			b, err := os.ReadFile(filepath.Join(v.Root(), filepath.FromSlash(rel)))
+			b, err := diag.ReadBounded(filepath.Join(v.Root(), filepath.FromSlash(rel)))
 			return b, err == nil
 		}
 		return codexDocCap(Judged{Root: v.Root(), Env: v.Env(), Read: read, Before: read, Show: v.Show})

@@ -16,6 +16,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 )
@@ -26,6 +27,9 @@ type Target struct {
 	Agent      *agent.Agent
 	Mode       agent.Mode
 	Checkpoint bool
+	// Folder is, at the user scope, the agent's own folder that the
+	// target's artifacts lie in (~/.claude): the one folder it may write.
+	Folder string
 }
 
 // Request is one reconcile.
@@ -42,6 +46,12 @@ type Request struct {
 	// User: the user scope (setup --scope user), whose record of what
 	// nowhook created lives outside any repository.
 	User bool
+	// Outside: --follow-outside-links. A file or folder that a link in
+	// the repository (at the user scope, in the agent's folder) leads out
+	// of it to is written there, its old bytes kept for remove; without
+	// it, such a write is refused (guard.go). The user's own agent
+	// folders stay refused to a project install either way.
+	Outside bool
 }
 
 // Plan is a reconcile planned and checked; nothing is written before
@@ -54,6 +64,10 @@ type Plan struct {
 	rec    *record
 	agents []*agentPlan
 	s      *session
+	g      *guard
+	// restored are the files remove gives their recorded bytes back
+	// (restore.go).
+	restored map[string]bool
 }
 
 // Reconcile plans the request and checks that the plan can be written
@@ -65,17 +79,23 @@ func Reconcile(req Request) (*Plan, error) {
 	}
 	s := &session{Request: req, rec: rec, others: inUse(req.Root, rec, req.Targets, req.Found), modes: setUpModes(req.Root, rec, req.Found)}
 	p := newPlan(req.Root)
+	g := newGuard(req, rec)
 	agents, err := s.reconcile(p)
+	var restored map[string]bool
 	if err == nil {
 		err = s.vet(p, agents)
 	}
 	if err == nil {
-		err = p.check()
+		restored = restore(p, rec)
+		err = p.check(g)
+	}
+	if err == nil && req.Outside && rec.path == "" {
+		err = outsideWithoutRecord(p, g)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Root: req.Root, user: req.User, p: p, rec: rec, agents: agents, s: s}, nil
+	return &Plan{Root: req.Root, user: req.User, p: p, rec: rec, agents: agents, s: s, g: g, restored: restored}, nil
 }
 
 // Changed reports whether writing the plan changes anything.
@@ -135,20 +155,70 @@ func (pl *Plan) WriteNotes(w io.Writer) {
 	}
 }
 
-// Write makes the plan's changes, undoing them all if one fails, and
-// records what it created (at the user scope, a record that lists only
-// files that existed before is dropped).
+// Write makes the plan's changes, undoing them all if one fails (a
+// *WriteError then says, file by file, what was undone), and records what
+// it created (at the user scope, a record that lists only files that
+// existed before is dropped). Before the first write it keeps, beside the
+// record, the old bytes of each file it writes outside the repository
+// with --follow-outside-links. An error of the record alone comes after
+// the files were written: a *RecordError.
 func (pl *Plan) Write() error {
-	if err := pl.p.write(); err != nil {
+	if err := pl.keepOutside(); err != nil {
+		return fmt.Errorf("keeping the old bytes of the files outside the repository for nowhook remove: %w; nothing was written", err)
+	}
+	rescue := filepath.Dir(pl.rec.path)
+	if pl.rec.path == "" {
+		rescue = stateDir()
+	}
+	if err := pl.p.write(pl.g, rescue); err != nil {
 		return err
 	}
-	pl.rec.update(pl.p, pl.p.madeDirs)
+	for _, d := range pl.p.madeDirs {
+		if _, ok := pl.g.inside(d); !ok && len(pl.g.areas) > 0 {
+			pl.rec.lines["o "+pl.rec.key(d)] = true
+		}
+	}
+	pl.rec.update(pl.p, pl.p.madeDirs, pl.restored)
 	if pl.user {
+		for _, ap := range pl.agents {
+			if ap.t.Folder != "" {
+				pl.rec.userFolder(ap.t.Agent.Name, ap.t.Folder, ap.t.Mode != "")
+			}
+		}
 		pl.rec.forgetKept()
 	} else {
 		pl.s.recordAgents(pl.rec)
 	}
-	pl.rec.save()
+	if err := pl.rec.save(); err != nil {
+		return &RecordError{Err: err}
+	}
+	return nil
+}
+
+// RecordError is a write whose files were all written but whose record
+// could not be saved.
+type RecordError struct{ Err error }
+
+func (e *RecordError) Error() string { return e.Err.Error() }
+func (e *RecordError) Unwrap() error { return e.Err }
+
+// keepOutside keeps the old bytes of every file the plan writes or
+// deletes outside its area (allowed by --follow-outside-links), once.
+func (pl *Plan) keepOutside() error {
+	if !pl.s.Outside {
+		return nil
+	}
+	for _, c := range pl.p.changes {
+		if !c.changed() {
+			continue
+		}
+		if _, ok := pl.g.inside(c.target); ok || len(pl.g.areas) == 0 {
+			continue
+		}
+		if err := pl.rec.keepOriginal(c.target, c.old, c.oldMode, c.existed); err != nil {
+			return fmt.Errorf("%s: %w", c.rel, err)
+		}
+	}
 	return nil
 }
 
