@@ -314,12 +314,16 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 			fmt.Fprintln(io.out, a.Trust.Hint)
 			continue
 		}
-		msg, err := a.Trust.Record(ctx, root)
+		done, err := a.Trust.Record(ctx, root)
 		if err != nil {
 			failures = append(failures, failedAfterWrite(fmt.Errorf("--trust-codex: %w", err), "The hook files were written; only the trust step failed."))
 			continue
 		}
-		fmt.Fprintln(io.out, osutil.TildeHome(msg))
+		fmt.Fprintln(io.out, osutil.TildeHome(done.Message))
+		// Remembered, so that remove forgets a trust nowhook gave.
+		if err := engine.RememberTrust(root, a.Name, done.Project); err != nil {
+			failures = append(failures, failedAfterWrite(err, "The hook files were written and the trust recorded; only nowhook's record of it failed."))
+		}
 	}
 	if err := pl.ForgetTrust(ctx, io.out); err != nil {
 		failures = append(failures, err)

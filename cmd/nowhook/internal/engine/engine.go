@@ -18,6 +18,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 )
 
@@ -237,7 +238,47 @@ func (pl *Plan) WriteSummary(w io.Writer, acting bool, how func(Target) string, 
 }
 
 // ForgetTrust forgets the trust of the hook entries the plan removed
-// (Codex's), printing what it did.
+// (Codex's), and the project's trust where nowhook's record says setup
+// --trust-codex recorded it and the agent keeps no hook that needs it,
+// printing what it did (or why it kept the project's trust).
 func (pl *Plan) ForgetTrust(ctx context.Context, w io.Writer) error {
-	return forgetTrust(ctx, pl.Root, pl.agents, w)
+	for _, ap := range pl.agents {
+		tr := ap.t.Agent.Trust
+		if tr == nil {
+			continue
+		}
+		project := pl.rec.trustedProject(ap.t.Agent.Name)
+		if ap.desire.Trust {
+			project = "" // still set up with its hook: the project's trust stays
+		}
+		if len(ap.trustKeys) == 0 && project == "" {
+			continue
+		}
+		msg, forgotten, err := tr.Forget(ctx, pl.Root, ap.trustKeys, project)
+		if err != nil {
+			return fmt.Errorf("%s: forgetting the trust of the removed hook: %w", ap.t.Agent.Name, err)
+		}
+		if msg != "" {
+			fmt.Fprintln(w, osutil.TildeHome(msg))
+		}
+		if project != "" && forgotten {
+			pl.rec.rememberTrust(ap.t.Agent.Name, project, false)
+			if err := pl.rec.save(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// RememberTrust records in the repository's record that agentName's
+// trust step (setup --trust-codex) recorded the trust of project, so that
+// remove forgets it again when nothing else needs it.
+func RememberTrust(root, agentName, project string) error {
+	if project == "" {
+		return nil
+	}
+	rec := loadRecord(root)
+	rec.rememberTrust(agentName, project, true)
+	return rec.save()
 }

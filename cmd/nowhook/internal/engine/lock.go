@@ -48,6 +48,11 @@ func Lock(req Request, command string) (release func(), err error) {
 		for i := len(held) - 1; i >= 0; i-- {
 			held[i].Release()
 		}
+		for _, p := range paths {
+			if filepath.Base(filepath.Dir(p.file)) == "locks" {
+				_ = os.Remove(filepath.Dir(p.file)) // when no other lock is in it
+			}
+		}
 	}
 	for _, p := range paths {
 		if err := os.MkdirAll(filepath.Dir(p.file), 0o755); err != nil {

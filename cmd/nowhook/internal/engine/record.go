@@ -384,7 +384,7 @@ func (r *record) save() error {
 	}
 	sort.Strings(lines)
 	var b strings.Builder
-	b.WriteString("# What nowhook setup created in this clone (f file, k file that existed, d folder, c JSON container, o written outside with --follow-outside-links, e file that held only white space, u user-scope folder, t Codex project trust), by absolute path with links resolved (quoted where a path holds odd bytes), and the agents it set up (a agent mode); nowhook remove reads it.\n")
+	b.WriteString("# What nowhook setup created (f file, k file that existed, d folder, c JSON container, o written outside with --follow-outside-links, e file that held only white space, u user-scope folder, t Codex project trust), by absolute path with links resolved (quoted where a path holds odd bytes), and the agents it set up (a agent mode); nowhook remove reads it.\n")
 	for _, l := range lines {
 		b.WriteString(l + "\n")
 	}
@@ -501,6 +501,28 @@ func (r *record) userFolder(agentName, folder string, keep bool) {
 	} else {
 		delete(r.lines, line)
 	}
+}
+
+// rememberTrust remembers (or, with keep false, forgets) that agentName's
+// trust step recorded the trust of project.
+func (r *record) rememberTrust(agentName, project string, keep bool) {
+	line := "t " + agentName + "\x00" + filepath.Clean(project)
+	if keep {
+		r.lines[line] = true
+	} else {
+		delete(r.lines, line)
+	}
+}
+
+// trustedProject is the project whose trust the record says agentName's
+// trust step recorded, "" for none.
+func (r *record) trustedProject(agentName string) string {
+	for line := range r.lines {
+		if rest, ok := strings.CutPrefix(line, "t "+agentName+"\x00"); ok {
+			return rest
+		}
+	}
+	return ""
 }
 
 // userFolders are the folders the record says setup --scope user wrote

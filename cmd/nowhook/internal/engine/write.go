@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
@@ -234,51 +235,61 @@ func (e *WriteError) Error() string {
 	return b.String()
 }
 
-// rollback undoes the steps done, last first, and reports each. A file
-// whose old bytes cannot be put back gets them saved in the folder
-// rescue, so that they are never lost.
+// rollback undoes the steps done and reports each: first what the run
+// created goes (files, then folders), which frees the room that putting
+// the old files back may need on a full disk; then the folders it deleted
+// come back, then the files it changed or deleted get their old bytes
+// and mode, last first. A file whose old bytes cannot be put back gets
+// them saved in the folder rescue, so that they are never lost.
 func (p *plan) rollback(done []*change, madeDirs, goneDirs []string, rescue string) []Undone {
 	var out []Undone
+	for i := len(done) - 1; i >= 0; i-- {
+		if c := done[i]; !c.existed {
+			err := os.Remove(c.target)
+			out = append(out, Undone{Name: p.shown(c), Done: "deleted again (this run created it)", Err: err})
+		}
+	}
+	for i := len(madeDirs) - 1; i >= 0; i-- {
+		err := os.Remove(madeDirs[i])
+		out = append(out, Undone{Name: relTo(p.root, madeDirs[i]) + "/", Done: "deleted again (this run created it)", Err: err})
+	}
 	for i := len(goneDirs) - 1; i >= 0; i-- {
 		err := os.Mkdir(goneDirs[i], 0o755)
 		out = append(out, Undone{Name: p.shownDir(goneDirs[i]) + "/", Done: "made again", Err: err})
 	}
 	for i := len(done) - 1; i >= 0; i-- {
 		c := done[i]
-		name := p.shown(c)
 		if !c.existed {
-			err := os.Remove(c.target)
-			out = append(out, Undone{Name: name, Done: "deleted again (this run created it)", Err: err})
 			continue
 		}
 		err := writeFile(c.target, c.old, c.oldMode)
-		u := Undone{Name: name, Done: "restored", Err: err}
+		u := Undone{Name: p.shown(c), Done: "restored", Err: err}
 		if err != nil {
 			u.Saved = saveRescue(rescue, c.target, c.old)
 		}
 		out = append(out, u)
 	}
-	for i := len(madeDirs) - 1; i >= 0; i-- {
-		err := os.Remove(madeDirs[i])
-		out = append(out, Undone{Name: relTo(p.root, madeDirs[i]) + "/", Done: "deleted again (this run created it)", Err: err})
-	}
 	return out
 }
 
 // saveRescue keeps data, the old content of the file at path that a
-// rollback could not put back, in the folder dir, and returns where.
+// rollback could not put back, in the folder dir (nowhook's record
+// folder), else in nowhook's state folder, else in the temporary folder
+// (another file system, perhaps, when this one is full), and returns
+// where; "" when none would take it.
 func saveRescue(dir, path string, data []byte) string {
-	if dir == "" {
-		return ""
+	base := strings.ReplaceAll(strings.TrimPrefix(path, string(filepath.Separator)), string(filepath.Separator), "%") +
+		"." + time.Now().UTC().Format("20060102T150405.000000000")
+	for _, d := range []string{dir, stateDir(), filepath.Join(os.TempDir(), "nowhook")} {
+		if d == "" {
+			continue
+		}
+		name := filepath.Join(d, "rescue", base)
+		if os.MkdirAll(filepath.Dir(name), 0o700) == nil && os.WriteFile(name, data, 0o600) == nil {
+			return name
+		}
 	}
-	name := filepath.Join(dir, "rescue", strings.ReplaceAll(strings.TrimPrefix(path, string(filepath.Separator)), string(filepath.Separator), "%"))
-	if err := os.MkdirAll(filepath.Dir(name), 0o700); err != nil {
-		return ""
-	}
-	if err := os.WriteFile(name, data, 0o600); err != nil {
-		return ""
-	}
-	return name
+	return ""
 }
 
 // mkdirs creates dir and its missing parents, returning those it made.

@@ -242,9 +242,9 @@ func TestWriteSaysWhatItCouldNotUndo(t *testing.T) {
 	if got := readFile(t, filepath.Join(root, "second.md")); got != "second before\n" {
 		t.Errorf("second.md = %q, want it restored", got)
 	}
-	saved := we.Undo[1].Saved
-	if we.Undo[1].Name != "first.json" || saved == "" || readFile(t, saved) != "first before\n" {
-		t.Errorf("first.json's old bytes are not saved: %+v", we.Undo[1])
+	saved := we.Undo[len(we.Undo)-1].Saved
+	if we.Undo[len(we.Undo)-1].Name != "first.json" || saved == "" || readFile(t, saved) != "first before\n" {
+		t.Errorf("first.json's old bytes are not saved: %+v", we.Undo)
 	}
 	if !strings.HasPrefix(saved, rescue) {
 		t.Errorf("the old bytes are saved in %s, outside the rescue folder %s", saved, rescue)
