@@ -83,7 +83,14 @@ func (g *guard) ownFolder(path string) (ownFolder, bool) {
 		}
 	}
 	for _, h := range g.homeDirs {
-		if path == h || filepath.Dir(path) == h {
+		// The home directory itself, a file directly in it, or a folder
+		// that nowhook would create directly in it.
+		r, err := filepath.Rel(h, path)
+		if err != nil || r == ".." || strings.HasPrefix(r, "../") {
+			continue
+		}
+		top, _, nested := strings.Cut(filepath.ToSlash(r), "/")
+		if _, err := os.Lstat(filepath.Join(h, top)); r == "." || !nested || err != nil {
 			return ownFolder{dir: h}, true
 		}
 	}
@@ -112,27 +119,28 @@ func (g *guard) allows(rel, path, verb string) error {
 			fix = "Remove"
 		}
 		return fmt.Errorf("%s, and %s %s: a project install never writes there, with or without --follow-outside-links. %s the link (rm %s), then run nowhook again",
-			leads(rel, link, to, path), osutil.TildeHome(own.dir), what, fix, shellWord(link))
+			leads(rel, link, to, path), osutil.TildeHome(own.dir), what, fix, shellWord(osutil.TildeHome(link)))
 	}
 	if g.outside || g.rec.consented(path) {
 		return nil
 	}
 	name := g.areas[0].name
 	return fmt.Errorf("%s, outside %s, so nowhook would %s %s there; it writes nothing through a link that leads out of %s. If that is where the file belongs, run nowhook again with --follow-outside-links (nowhook remove then gives the file there back byte for byte); otherwise replace the link (rm %s) with a file or folder of its own, then run nowhook again",
-		leads(rel, link, to, path), name, verb, osutil.TildeHome(path), name, shellWord(link))
+		leads(rel, link, to, path), name, verb, osutil.TildeHome(path), name, shellWord(osutil.TildeHome(link)))
 }
 
 // leads says how rel gets outside: "AGENTS.md is a symbolic link to
 // /x/y", ".claude/settings.json: .claude is a symbolic link to /x/y" or,
 // without a link to name, ".claude/settings.json is really /x/y".
 func leads(rel, link, to, path string) string {
+	shown, linkShown := osutil.TildeHome(rel), osutil.TildeHome(link)
 	switch link {
 	case "":
-		return rel + " is really " + osutil.TildeHome(path)
+		return shown + " is really " + osutil.TildeHome(path)
 	case rel, strings.TrimSuffix(rel, "/"):
-		return link + " is a symbolic link to " + osutil.TildeHome(to)
+		return linkShown + " is a symbolic link to " + osutil.TildeHome(to)
 	}
-	return rel + ": " + link + " is a symbolic link to " + osutil.TildeHome(to)
+	return shown + ": " + linkShown + " is a symbolic link to " + osutil.TildeHome(to)
 }
 
 // linkOut finds the link by which rel leaves its area: the first part
@@ -158,11 +166,10 @@ func (g *guard) linkOut(rel string) (link, to string) {
 		at = filepath.Join(at, part)
 		if info, err := os.Lstat(at); err == nil && info.Mode()&os.ModeSymlink != 0 {
 			to, _ := os.Readlink(at)
-			shown := at
 			if g.project {
-				shown = relTo(g.areas[0].logical, at)
+				return relTo(g.areas[0].logical, at), to
 			}
-			return osutil.TildeHome(shown), to
+			return at, to
 		}
 	}
 	return "", ""

@@ -24,7 +24,7 @@ func (p *plan) check(g *guard) error {
 			if g != nil && c.existed && !g.outside {
 				if _, ok := g.inside(c.target); !ok && len(g.areas) > 0 && !g.rec.consented(c.target) {
 					if link, to := g.linkOut(c.rel); link != "" {
-						p.note("%s is a symbolic link to %s, outside %s: nowhook read it there and changed nothing in it.", link, osutil.TildeHome(to), g.areas[0].name)
+						p.note("%s is a symbolic link to %s, outside %s: nowhook read it there and changed nothing in it.", osutil.TildeHome(link), osutil.TildeHome(to), g.areas[0].name)
 					}
 				}
 			}
