@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
@@ -69,6 +70,8 @@ type Plan struct {
 	// restored are the files remove gives their recorded bytes back
 	// (restore.go).
 	restored map[string]bool
+	// prior is the record as it was read, before planning changed it.
+	prior *record
 }
 
 // Reconcile plans the request and checks that the plan can be written
@@ -78,6 +81,7 @@ func Reconcile(req Request) (*Plan, error) {
 	if !req.User {
 		rec = loadRecord(req.Root)
 	}
+	prior := rec.clone() // as read: planning drops what removals will take away
 	s := &session{Request: req, rec: rec, others: inUse(req.Root, rec, req.Targets, req.Found), modes: setUpModes(req.Root, rec, req.Found)}
 	p := newPlan(req.Root)
 	g := newGuard(req, rec)
@@ -96,7 +100,7 @@ func Reconcile(req Request) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Root: req.Root, user: req.User, p: p, rec: rec, agents: agents, s: s, g: g, restored: restored}, nil
+	return &Plan{Root: req.Root, user: req.User, p: p, rec: rec, prior: prior, agents: agents, s: s, g: g, restored: restored}, nil
 }
 
 // Changed reports whether writing the plan changes anything.
@@ -171,7 +175,22 @@ func (pl *Plan) Write() error {
 	if pl.rec.path == "" {
 		rescue = stateDir()
 	}
+	// Written ahead: a run killed while it writes leaves a record that
+	// names the files and folders it was creating, so that the next run
+	// and remove know them for nowhook's. Failing to save it here is said
+	// by the save after the write.
+	ahead := pl.prior.clone()
+	ahead.path = pl.rec.path
+	ahead.intend(pl.p)
+	for line := range pl.rec.lines {
+		if strings.HasPrefix(line, "o ") {
+			ahead.lines[line] = true // keepOutside's, whose old bytes are saved already
+		}
+	}
+	_ = ahead.save()
 	if err := pl.p.write(pl.g, rescue); err != nil {
+		ahead.lines, ahead.blank = pl.prior.lines, pl.prior.blank
+		_ = ahead.save()
 		return err
 	}
 	for _, d := range pl.p.madeDirs {

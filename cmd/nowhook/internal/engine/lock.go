@@ -44,18 +44,25 @@ func Lock(req Request, command string) (release func(), err error) {
 		return nil, err
 	}
 	var held []*osutil.Lock
+	var made []string // the folders the locks needed, which go again once empty
 	release = func() {
 		for i := len(held) - 1; i >= 0; i-- {
 			held[i].Release()
 		}
-		for _, p := range paths {
-			if filepath.Base(filepath.Dir(p.file)) == "locks" {
-				_ = os.Remove(filepath.Dir(p.file)) // when no other lock is in it
-			}
+		for i := len(made) - 1; i >= 0; i-- {
+			_ = os.Remove(made[i]) // fails while anything else is in it
+		}
+		if state := stateDir(); state != "" && req.User {
+			// The record went with the last file it named: nowhook's own
+			// folder goes too once nothing is left in it.
+			_ = os.Remove(filepath.Join(state, "locks"))
+			_ = os.Remove(state)
 		}
 	}
 	for _, p := range paths {
-		if err := os.MkdirAll(filepath.Dir(p.file), 0o755); err != nil {
+		dirs, err := mkdirs(filepath.Dir(p.file))
+		made = append(made, dirs...)
+		if err != nil {
 			release()
 			return nil, fmt.Errorf("the writer lock of %s: %w", p.what, err)
 		}

@@ -321,6 +321,25 @@ func (r *record) update(p *plan, madeDirs []string, restored map[string]bool) {
 	}
 }
 
+// intend adds, before a write, the files the plan creates and the
+// folders it will make for them (those of their folders that do not exist
+// yet), as created by nowhook; the write's update then says what really
+// was.
+func (r *record) intend(p *plan) {
+	for _, c := range p.changes {
+		if !c.changed() || c.existed || c.remove {
+			continue
+		}
+		r.lines["f "+r.key(c.target)] = true
+		for d := filepath.Dir(c.target); ; d = filepath.Dir(d) {
+			if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+				break
+			}
+			r.lines["d "+r.key(d)] = true
+		}
+	}
+}
+
 // agentsKnown reports whether the record names the agents setup set up
 // (a record of a nowhook before 2026-12 names none).
 func (r *record) agentsKnown() bool {
