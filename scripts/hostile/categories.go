@@ -442,7 +442,9 @@ func records(c *category) {
 		{"claims outside folders", func(s *sandbox) string {
 			return "d " + filepath.Join(s.dir, "outside") + "\no " + filepath.Join(s.dir, "outside") + "\nd /\nd " + s.home + "\n"
 		}},
-		{"claims the user's settings", func(s *sandbox) string { return "f " + s.home + "/.claude/settings.json\nk " + s.home + "/.claude/settings.json\n" }},
+		{"claims the user's settings", func(s *sandbox) string {
+			return "f " + s.home + "/.claude/settings.json\nk " + s.home + "/.claude/settings.json\n"
+		}},
 		{"huge", func(*sandbox) string { return strings.Repeat("f /x/"+strings.Repeat("y", 100)+"\n", 100_000) }},
 		{"unterminated quotes", func(*sandbox) string { return "f \"/x\nc \"/y#hooks\ne \"/z\" \"not\n" }},
 		{"blank that is not blank", func(s *sandbox) string {

@@ -150,8 +150,8 @@ type sandbox struct {
 // entry is one path of a snapshot: its kind and content (a file's bytes,
 // a link's target).
 type entry struct {
-	kind    byte // 'f' file, 'd' folder, 'l' link, 's' special
-	data    []byte
+	kind byte // 'f' file, 'd' folder, 'l' link, 's' special
+	data []byte
 	mode fs.FileMode
 	uid  uint32
 }
