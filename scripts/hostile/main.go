@@ -73,15 +73,17 @@ func main() {
 		c.run(c)
 		results = append(results, c)
 	}
-	fmt.Printf("\n| category | inputs tried | failures | bytes lost |\n|---|---|---|---|\n")
+	fmt.Printf("\n| category | inputs tried | inputs failed | failed checks | bytes lost |\n|---|---|---|---|---|\n")
 	total := category{name: "all"}
+	failedInputs := 0
 	for _, c := range results {
-		fmt.Printf("| %s | %d | %d | %d |\n", c.name, c.tried, len(c.failures), c.lost)
+		fmt.Printf("| %s | %d | %d | %d | %d |\n", c.name, c.tried, c.failedInputs(), len(c.failures), c.lost)
 		total.tried += c.tried
 		total.lost += c.lost
 		total.failures = append(total.failures, c.failures...)
+		failedInputs += c.failedInputs()
 	}
-	fmt.Printf("| **all** | %d | %d | %d |\n", total.tried, len(total.failures), total.lost)
+	fmt.Printf("| **all** | %d | %d | %d | %d |\n", total.tried, failedInputs, len(total.failures), total.lost)
 	for _, c := range results {
 		for _, f := range c.failures {
 			fmt.Printf("\nFAIL %s/%s\n", c.name, f)
@@ -126,12 +128,20 @@ type category struct {
 	base        string
 	tried       int
 	failures    []string
+	failed      map[string]bool
 	lost        int64
 }
 
 func (c *category) fail(input, format string, args ...any) {
 	c.failures = append(c.failures, input+": "+fmt.Sprintf(format, args...))
+	if c.failed == nil {
+		c.failed = map[string]bool{}
+	}
+	c.failed[input] = true
 }
+
+// failedInputs is how many inputs failed at least one check.
+func (c *category) failedInputs() int { return len(c.failed) }
 
 // sandbox is one input: a folder holding the repository (repo/), the home
 // directory (home/) and files outside both (outside/), and what was there
