@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime/debug"
 
 	"github.com/nowhook/nowhook/cmd/internal/reminder"
 	"github.com/nowhook/nowhook/cmd/internal/version"
@@ -37,7 +38,20 @@ Run 'nowhook COMMAND --help' for a command's flags.
 `
 
 // run is the whole program; it returns the exit status and never exits.
-func run(args []string, io stdio) int {
+// A panic anywhere in a command is a bug, never a refusal: it is said as
+// one and exits 1 (Go's own exit status for a panic is 2, which nowhook
+// keeps for "refused, nothing written").
+func run(args []string, io stdio) (status int) {
+	defer func() {
+		if r := recover(); r != nil {
+			if len(args) > 0 && args[0] == "reminder" {
+				status = exitOK // the hook never breaks a session
+				return
+			}
+			fmt.Fprintf(io.err, "nowhook: internal error: %v\nThis is a bug in nowhook; please report it with the command you ran and the output of nowhook version.\n%s", r, debug.Stack())
+			status = exitFailed
+		}
+	}()
 	if len(args) == 0 {
 		fmt.Fprint(io.err, usage)
 		return exitUsage
