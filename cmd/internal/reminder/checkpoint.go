@@ -198,7 +198,7 @@ func checkpointText(items []item, pct int64, kbs string) []byte {
 	out = append(out, ` comment <id> "Done: ... Next: ... User's words: ..."`+"\n(several lines: "...)
 	out = append(out, kbs...)
 	out = append(out, " comment <id> --body-file - with the text on stdin). Then carry on with the task.\n\n"...)
-	return appendItems(out, open, appendIDLine)
+	return appendQuoted(out, "", open, appendIDLine)
 }
 
 // hintHeader opens the summary hint.
@@ -210,7 +210,7 @@ const hintHeader = "Kanbus work in progress: keep every issue id and title below
 func hintText(items []item) []byte {
 	out := make([]byte, 0, 2048)
 	out = append(out, hintHeader...)
-	return appendItems(out, items, appendIDLine)
+	return appendQuoted(out, "", items, appendIDLine)
 }
 
 // additionalContext wraps text in the JSON a PostToolUse hook prints to

@@ -260,9 +260,9 @@ func wantCheckpoint(pct int) string {
   kbs comment <id> "Done: ... Next: ... User's words: ..."
 (several lines: kbs comment <id> --body-file - with the text on stdin). Then carry on with the task.
 
-- [P1][in_progress] kbs-abc: Ship compaction docs
+`, pct) + quoted(`- [P1][in_progress] kbs-abc: Ship compaction docs
 - [P2][in_progress] kbs-def: Add Claude Code example
-`, pct)
+`)
 }
 
 // TestCheckpointLatch walks one session through two climbs: silent below
@@ -522,7 +522,7 @@ func TestCheckpointOutput(t *testing.T) {
 
 	items := mustParse(t, string(readFixtureT(t, "cap31.json")))
 	out := checkpointText(items, 90, "kbs")
-	if len(out) >= maxOutBytes || !bytes.HasSuffix(out, []byte("- … 1 more: run kbs now --list\n")) || bytes.Count(out, []byte("\n- [P")) != 30 {
+	if len(out) >= maxOutBytes || !bytes.HasSuffix(out, []byte("- … 1 more: run kbs now --list\nEnd of the quote from the Kanbus board.\n")) || bytes.Count(out, []byte("\n- [P")) != 30 {
 		t.Errorf("cap31: %d bytes:\n%s", len(out), out)
 	}
 	hostile := checkpointText(mustParse(t, string(readFixtureT(t, "hostile.json"))), 90, "kbs")
@@ -570,7 +570,7 @@ func TestHint(t *testing.T) {
 		return string(out), debug.String()
 	}
 	out, log := run(pre, DefaultHintBudget)
-	want := hintHeader + "- [P3][in_progress] kbs-raw1: Raw mode item\n"
+	want := hintHeader + quoted("- [P3][in_progress] kbs-raw1: Raw mode item\n")
 	if out != want {
 		t.Errorf("printed\n%s\nwant\n%s\nlog:\n%s", out, want, log)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // deferVar is set by the user-scope hook (setup --scope user): the
@@ -13,6 +14,8 @@ import (
 // the session's project directory and separated by colons. Where the
 // project's own hook runs too, it prints the reminder, and the user-scope
 // hook prints nothing, so that the session gets one reminder, not two.
+// The python3 fallback in templates/wrapper.sh applies the same rule
+// (TestDeferGoMatchesPython holds the two together).
 const deferVar = "NOWHOOK_DEFER"
 
 // maxDeferRead bounds the read of one settings file.
@@ -22,9 +25,12 @@ const maxDeferRead = 1 << 20
 // this session: the session's project directory (CLAUDE_PROJECT_DIR,
 // QWEN_PROJECT_DIR, else the payload's cwd, else the working directory)
 // holds the wrapper named first in NOWHOOK_DEFER, executable, and one of
-// the settings files named after it mentions that wrapper. Without the
-// variable it costs nothing; with it, a stat and a small read at most.
-func deferred(getenv func(string) string, cwd, wd string, log logger) bool {
+// the settings files named after it mentions that wrapper. self is the
+// wrapper running this hook (--script): when it is that very wrapper, this
+// is the project's own hook, and a NOWHOOK_DEFER it inherited (exported in
+// the agent's environment) does not silence it. Without the variable it
+// costs nothing; with it, a stat or two and a small read at most.
+func deferred(getenv func(string) string, cwd, wd, self string, log logger) bool {
 	spec := getenv(deferVar)
 	if spec == "" {
 		return false
@@ -49,6 +55,12 @@ func deferred(getenv func(string) string, cwd, wd string, log logger) bool {
 	if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
 		return false
 	}
+	if self != "" {
+		if me, err := os.Stat(self); err == nil && os.SameFile(fi, me) {
+			log.printf("%s names this very wrapper (%s): this is the project's own hook, not deferring", deferVar, self)
+			return false
+		}
+	}
 	for _, s := range settings {
 		if s != "" && mentions(filepath.Join(dir, s), script) {
 			log.printf("the project's own hook runs here (%s runs %s in %s): printing nothing", s, script, dir)
@@ -58,13 +70,18 @@ func deferred(getenv func(string) string, cwd, wd string, log logger) bool {
 	return false
 }
 
-// mentions reports whether the file at path names script.
+// mentions reports whether the regular file at path names script. A FIFO,
+// a device or a directory is never read (opened without blocking, then
+// refused).
 func mentions(path, script string) bool {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
 	b, err := io.ReadAll(io.LimitReader(f, maxDeferRead))
 	return err == nil && bytes.Contains(b, []byte(script))
 }

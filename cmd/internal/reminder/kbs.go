@@ -39,11 +39,27 @@ func query(prog, dir string, raw bool, deadline time.Time, stop <-chan os.Signal
 	return items, nil
 }
 
-// call runs prog in its own process group with stdin from /dev/null and
-// returns its stdout. When prog exits, the rest of its group is killed, so
-// a child it left behind cannot hold the pipe open; at the deadline the
-// whole group is killed and call returns at once, without waiting for the
-// pipe to close (what prog printed counts if it had closed stdout). A
+// shield is the shell script that prog runs under (shell -c shield prog
+// args...): prog's parent is that shell, not the hook, so a kbs that kills
+// its parent kills the shell, and the hook sees a failed call, kills the
+// group and exits 0. The shell starts prog, closes its own stdout, so that
+// the pipe ends when prog closes it, and exits with prog's status. The
+// python3 fallback runs kbs the same way.
+const shield = `"$0" "$@" & exec >&-; wait $!`
+
+// shell runs shield; where it cannot start, prog runs on its own.
+var shell = "/bin/sh"
+
+// maxOrphanWait bounds the killing of what kbs left outside its group.
+const maxOrphanWait = 100 * time.Millisecond
+
+// call runs prog in its own process group, under shield, with stdin from
+// /dev/null, and returns its stdout. When prog exits, the rest of its
+// group is killed, so a child it left behind cannot hold the pipe open,
+// and so is every process it moved out of the group (setsid), where the
+// system lets the hook find them (becomeReaper: Linux); at the deadline
+// the whole group is killed and call returns at once, without waiting for
+// the pipe to close (what prog printed counts if it had closed stdout). A
 // signal on stop kills the group and returns at once too.
 func call(prog string, args []string, dir string, deadline time.Time, stop <-chan os.Signal, log logger) (out []byte, err error) {
 	pr, pw, err := os.Pipe()
@@ -51,7 +67,8 @@ func call(prog string, args []string, dir string, deadline time.Time, stop <-cha
 		return nil, fmt.Errorf("%w: %v", errNoStart, err)
 	}
 	defer pr.Close()
-	cmd := exec.Command(prog, args...)
+	reaper := becomeReaper()
+	cmd := exec.Command(shell, append([]string{"-c", shield, prog}, args...)...)
 	cmd.Dir = dir
 	cmd.Stdout = pw
 	cmd.SysProcAttr = osutil.GroupAttr()
@@ -67,6 +84,13 @@ func call(prog string, args []string, dir string, deadline time.Time, stop <-cha
 		}
 	}
 	err = cmd.Start()
+	if err != nil && cmd.Process == nil {
+		// No shell here: prog runs on its own, a child of the hook.
+		shielded := cmd
+		cmd = exec.Command(prog, args...)
+		cmd.Dir, cmd.Stdout, cmd.Stderr, cmd.SysProcAttr = dir, pw, shielded.Stderr, osutil.GroupAttr()
+		err = cmd.Start()
+	}
 	pw.Close()
 	if f, ok := cmd.Stderr.(*os.File); ok {
 		f.Close()
@@ -75,6 +99,9 @@ func call(prog string, args []string, dir string, deadline time.Time, stop <-cha
 		return nil, fmt.Errorf("%w: %v", errNoStart, err)
 	}
 	proc := cmd.Process
+	if reaper {
+		defer killOrphans(log)
+	}
 	exited := make(chan error, 1)
 	go func() {
 		defer func() { _ = recover() }()
@@ -102,8 +129,12 @@ func call(prog string, args []string, dir string, deadline time.Time, stop <-cha
 			}
 		case waitErr = <-exited:
 			done = true
-			// Whatever it left in its group goes too, closing the pipe.
+			// Whatever it left in its group goes too, closing the pipe,
+			// and whatever it moved out of the group.
 			osutil.KillGroup(proc)
+			if reaper {
+				killOrphans(log)
+			}
 			if !eof {
 				grace = time.After(exitGrace)
 			}

@@ -97,6 +97,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		at:     cfg.at,
 		refire: cfg.refire,
 		window: cfg.window,
+		script: cfg.script,
 	}
 	var out []byte
 	switch cfg.mode {
@@ -119,7 +120,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-const usage = `Usage: nowhook reminder [--timeout DURATION]
+const usage = `Usage: nowhook reminder [--timeout DURATION] [--script PATH]
        nowhook reminder --checkpoint [--at PERCENT] [--refire PERCENT] [--window TOKENS] [--timeout DURATION]
        nowhook reminder --hint [--timeout DURATION]
        nowhook reminder --gemini-turn [--timeout DURATION]
@@ -153,6 +154,8 @@ set, gives kbs that shorter budget; it never lengthens --timeout's.
 
 Flags:
   --timeout DURATION   the budget for kbs (default 5s; 2s with --hint)
+  --script PATH        the wrapper script that runs this hook ("$0"): a
+                       NOWHOOK_DEFER naming this very script is ignored
   --checkpoint         the context-threshold checkpoint
   --at PERCENT         checkpoint when the context window is this full (default 85)
   --refire PERCENT     say it again after the use fell this far below --at (default 15)
@@ -191,6 +194,7 @@ type config struct {
 	budget     time.Duration
 	at, refire int
 	window     int64
+	script     string // --script: the wrapper that runs this hook
 }
 
 func parseFlags(args []string, log logger) (cfg config, help bool) {
@@ -203,6 +207,7 @@ func parseFlags(args []string, log logger) (cfg config, help bool) {
 	at := fs.Int("at", DefaultAt, "")
 	refire := fs.Int("refire", DefaultRefire, "")
 	window := fs.Int64("window", 0, "")
+	script := fs.String("script", "", "")
 	err := fs.Parse(args)
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		log.printf("ignoring arguments: %v", err)
@@ -235,7 +240,7 @@ func parseFlags(args []string, log logger) (cfg config, help bool) {
 		log.printf("--timeout %s out of range, using %s", *timeout, def)
 		cfg.budget = def
 	}
-	cfg.at, cfg.refire, cfg.window = *at, *refire, *window
+	cfg.at, cfg.refire, cfg.window, cfg.script = *at, *refire, *window, *script
 	if cfg.at < 1 || cfg.at > 100 {
 		log.printf("--at %d out of range (1 to 100), using %d", cfg.at, DefaultAt)
 		cfg.at = DefaultAt
@@ -296,6 +301,9 @@ type options struct {
 	// The checkpoint's flags (zero in the other modes).
 	at, refire int
 	window     int64
+	// script is the wrapper that runs this hook (--script "$0"), "" when
+	// it does not say: the defer rule never defers a wrapper to itself.
+	script string
 }
 
 // project finds the Kanbus project for a session in cwd the way every
@@ -320,7 +328,7 @@ func remind(o options) []byte {
 	deadline := time.Now().Add(o.budget)
 	wait := min(o.budget/4, maxStdinWait)
 	pl, proceed := readPayload(o.stdin, wait, o.stop, o.log)
-	if !proceed || deferred(o.getenv, pl.cwd, o.wd, o.log) {
+	if !proceed || deferred(o.getenv, pl.cwd, o.wd, o.script, o.log) {
 		return nil
 	}
 	dir := o.project(pl.cwd)
