@@ -2,6 +2,7 @@ package reminder
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -70,18 +71,29 @@ func deferred(getenv func(string) string, cwd, wd, self string, log logger) bool
 	return false
 }
 
-// mentions reports whether the regular file at path names script. A FIFO,
-// a device or a directory is never read (opened without blocking, then
-// refused).
+// mentions reports whether the regular file at path names script.
 func mentions(path, script string) bool {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := openRegular(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
 	b, err := io.ReadAll(io.LimitReader(f, maxDeferRead))
 	return err == nil && bytes.Contains(b, []byte(script))
+}
+
+// openRegular opens the file at path for reading if it is a regular file
+// (or a link to one). A FIFO, a device or a directory is never read: it is
+// opened without blocking (opening a FIFO with no writer would wait
+// forever), then refused.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	return f, nil
 }

@@ -267,3 +267,27 @@ func mkfifo(t *testing.T, path string) {
 		t.Skipf("no FIFOs here: %v", err)
 	}
 }
+
+// TestCheckpointTranscriptFIFO: a transcript_path that names a FIFO is
+// refused, never read: the checkpoint prints nothing and returns, where
+// opening it waited for a writer forever.
+func TestCheckpointTranscriptFIFO(t *testing.T) {
+	c := newCkpt(t, "")
+	fifo := filepath.Join(t.TempDir(), "session.jsonl")
+	mkfifo(t, fifo)
+	payload := `{"session_id":"s","transcript_path":"` + fifo + `","cwd":"` + c.proj + `","hook_event_name":"PostToolUse","tool_use_id":"toolu_1"}`
+	done := make(chan string, 1)
+	var debug bytes.Buffer
+	go func() {
+		done <- string(checkpoint(options{budget: time.Second, stdin: strings.NewReader(payload), getenv: c.getenv,
+			wd: t.TempDir(), log: logger{w: &debug, on: true}, at: DefaultAt, refire: DefaultRefire}))
+	}()
+	select {
+	case out := <-done:
+		if out != "" || !strings.Contains(debug.String(), "not a regular file") {
+			t.Errorf("printed %q; log:\n%s", out, debug.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("still reading the FIFO 30s on")
+	}
+}

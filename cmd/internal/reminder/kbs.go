@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sync/atomic"
 	"time"
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
@@ -53,6 +54,9 @@ var shell = "/bin/sh"
 // maxOrphanWait bounds the killing of what kbs left outside its group.
 const maxOrphanWait = 100 * time.Millisecond
 
+// running is the kbs call under way, for guard.
+var running atomic.Pointer[os.Process]
+
 // call runs prog in its own process group, under shield, with stdin from
 // /dev/null, and returns its stdout. When prog exits, the rest of its
 // group is killed, so a child it left behind cannot hold the pipe open,
@@ -99,6 +103,8 @@ func call(prog string, args []string, dir string, deadline time.Time, stop <-cha
 		return nil, fmt.Errorf("%w: %v", errNoStart, err)
 	}
 	proc := cmd.Process
+	running.Store(proc)
+	defer running.Store(nil)
 	if reaper {
 		defer killOrphans(log)
 	}

@@ -31,6 +31,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/detect"
 )
 
@@ -86,6 +87,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer signal.Stop(stop)
+	defer guard(cfg.budget, log)()
 	wd, _ := os.Getwd()
 	o := options{
 		budget: cfg.budget,
@@ -257,6 +259,46 @@ func parseFlags(args []string, log logger) (cfg config, help bool) {
 		cfg.window = 0
 	}
 	return cfg, false
+}
+
+// guardGrace is how long after its budget, or after a stop signal, the
+// hook ends whatever it is blocked in.
+const guardGrace = time.Second
+
+// guard ends the hook, exit 0, guardGrace after its budget or after a stop
+// signal, if it is still running then: kbs's group is killed, and the
+// process exits without printing. The work's own paths end sooner; this is
+// for what they cannot see, a read that blocks (a FIFO, a hung file
+// system). It returns the function that disarms it.
+func guard(budget time.Duration, log logger) (disarm func()) {
+	hard := make(chan os.Signal, 1)
+	signal.Notify(hard, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	timer := time.NewTimer(budget + guardGrace)
+	quit := make(chan struct{})
+	go func() {
+		select {
+		case <-timer.C:
+			log.printf("still running %s after the budget of %s: killing kbs's group, exiting", guardGrace, budget)
+		case s := <-hard:
+			select {
+			case <-time.After(guardGrace):
+				log.printf("still running %s after %v: killing kbs's group, exiting", guardGrace, s)
+			case <-quit:
+				return
+			}
+		case <-quit:
+			return
+		}
+		if p := running.Load(); p != nil {
+			osutil.KillGroup(p)
+		}
+		os.Exit(0)
+	}()
+	return func() {
+		signal.Stop(hard)
+		timer.Stop()
+		close(quit)
+	}
 }
 
 // ProbeBudgetEnv names the variable through which nowhook doctor's quick

@@ -529,3 +529,61 @@ func TestProbeBudgetReachesRun(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardEndsABlockedHook: a hook stuck in a read that never returns
+// (what no path of the runtime can see: a hung file system) still ends,
+// exit 0, once the budget is spent, or soon after a stop signal. The
+// bound here is generous: nothing is timed.
+func TestGuardEndsABlockedHook(t *testing.T) {
+	bin := toolDir(t, "blocked-hook")
+	for _, c := range []struct {
+		name, budget string
+		sig          os.Signal
+		log          string
+	}{
+		{"out of budget", "100ms", nil, "after the budget of 100ms"},
+		{"stopped by SIGTERM", "1h", syscall.SIGTERM, "after terminated"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(filepath.Join(bin, "blocked-hook"), c.budget)
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdin.Close()
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			ready := make([]byte, len("guarded\n"))
+			if _, err := io.ReadFull(stdout, ready); err != nil {
+				cmd.Process.Kill()
+				t.Fatalf("the blocked hook did not start: %v", err)
+			}
+			if c.sig != nil {
+				if err := cmd.Process.Signal(c.sig); err != nil {
+					t.Fatal(err)
+				}
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("exit: %v; stderr:\n%s", err, stderr.String())
+				}
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("still blocked 30s on; stderr:\n%s", stderr.String())
+			}
+			if !strings.Contains(stderr.String(), c.log) {
+				t.Errorf("stderr does not say %q:\n%s", c.log, stderr.String())
+			}
+		})
+	}
+}
