@@ -1,7 +1,8 @@
 #!/bin/sh
 # Kanbus work-in-progress reminder for an agent's SessionStart (compact) hook,
 # written by nowhook (https://github.com/nowhook/nowhook). It prints the
-# reminder or nothing, always exits 0 and leaves no process behind.
+# reminder or nothing, always exits 0, and kills what kbs leaves running
+# (on Linux even what kbs moves out of its process group).
 # It runs nowhook-reminder (the runtime alone, quickest to start) or
 # `nowhook reminder` when either is on PATH; otherwise an embedded python3
 # fallback prints the same reminder; otherwise nothing.
