@@ -7,11 +7,23 @@
 # `nowhook reminder` when either is on PATH; otherwise an embedded python3
 # fallback prints the same reminder; otherwise nothing.
 # NOWHOOK_DEBUG=1 explains on stderr why nothing was printed.
+
+# run COMMAND... runs the runtime as a child and exits 0 whatever becomes
+# of it: a kbs that kills its parent, the runtime, cannot fail the hook.
+# A stop for this shell reaches the runtime as its parent's death (Linux).
+# Go gets one processor (GOMAXPROCS=1: it starts faster so), and kbs the
+# agent's own setting.
+run() {
+	NOWHOOK_GOMAXPROCS=${GOMAXPROCS-none} GOMAXPROCS=1
+	export NOWHOOK_GOMAXPROCS GOMAXPROCS
+	"$@"
+	exit 0
+}
 if command -v nowhook-reminder >/dev/null 2>&1; then
-	exec nowhook-reminder --timeout @TIMEOUT@ --script "$0"
+	run nowhook-reminder --timeout @TIMEOUT@ --script "$0"
 fi
 if command -v nowhook >/dev/null 2>&1; then
-	exec nowhook reminder --timeout @TIMEOUT@ --script "$0"
+	run nowhook reminder --timeout @TIMEOUT@ --script "$0"
 fi
 command -v python3 >/dev/null 2>&1 || exit 0
 # shellcheck disable=SC2016 # a python3 program; its "$0" "$@" are for the shell that runs kbs
@@ -253,10 +265,12 @@ def main():
         log("%s not found on PATH: printing nothing" % names)
         return
 
-    # The rules of the Go runtime (kbs.go): kbs runs under a shell that starts
-    # it, closes its own stdout and waits, so that a kbs that kills its
-    # parent kills that shell, not the hook; on Linux this process reaps
-    # what kbs moves out of its process group, and kills it.
+    # kbs runs under a shell that starts it, closes its own stdout and
+    # waits, so that a kbs that kills its parent kills that shell, not
+    # this process (the Go runtime, started by run above, has the wrapper
+    # outlive it instead, and kbs die with it); on Linux this process, as
+    # the Go runtime does (kbs.go), reaps what kbs moves out of its
+    # process group, and kills it.
     def become_reaper():
         if not sys.platform.startswith("linux"):
             return False

@@ -4,9 +4,11 @@ package reminder
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -75,6 +77,46 @@ func TestContractEveryPath(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// TestWrapperStopReachesRuntime: the agent stops the hook by signalling
+// the process it started, the wrapper, which runs the runtime as a child;
+// on Linux the runtime takes its parent's death as a stop, kills kbs's
+// group (and the child holding its stdout) and exits, long before its
+// 30s budget would have. The 10s bound of waitGone is not a timing
+// assertion: without the stop, kbs would run for 30s.
+func TestWrapperStopReachesRuntime(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux signals a process when its parent ends")
+	}
+	proj := project(t)
+	wrapper := writeWrapper(t, 30*time.Second)
+	for _, wp := range wrapperPaths[:2] { // nowhook-reminder, nowhook
+		t.Run(wp.name, func(t *testing.T) {
+			pids := filepath.Join(t.TempDir(), "pids")
+			cmd := exec.Command("/bin/sh", wrapper)
+			cmd.Env = []string{"PATH=" + toolDir(t, wp.tools...), "CLAUDE_PROJECT_DIR=" + proj, "FAKE_KBS_MODE=hang-orphan",
+				"FAKE_KBS_PIDS=" + pids, "FAKE_KBS_PAYLOAD=" + abs(t, filepath.Join(fixtures, "basic.json"))}
+			cmd.Stdin = strings.NewReader(compactPayload)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			for end := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				if b, _ := os.ReadFile(pids); len(strings.Fields(string(b))) == 2 {
+					break
+				}
+				if time.Now().After(end) {
+					cmd.Process.Kill()
+					t.Fatal("the fake kbs never started its child")
+				}
+			}
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			_ = cmd.Wait() // killed by the signal: the agent asked for it
+			waitGone(t, readPids(t, pids))
 		})
 	}
 }

@@ -4,11 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
+	"strings"
 	"sync/atomic"
 	"time"
-
-	"github.com/nowhook/nowhook/cmd/internal/osutil"
 )
 
 var (
@@ -40,31 +38,22 @@ func query(prog, dir string, raw bool, deadline time.Time, stop <-chan os.Signal
 	return items, nil
 }
 
-// shield is the shell script that prog runs under (shell -c shield prog
-// args...): prog's parent is that shell, not the hook, so a kbs that kills
-// its parent kills the shell, and the hook sees a failed call, kills the
-// group and exits 0. The shell starts prog, closes its own stdout, so that
-// the pipe ends when prog closes it, and exits with prog's status. The
-// python3 fallback runs kbs the same way.
-const shield = `"$0" "$@" & exec >&-; wait $!`
-
-// shell runs shield; where it cannot start, prog runs on its own.
-var shell = "/bin/sh"
-
 // maxOrphanWait bounds the killing of what kbs left outside its group.
 const maxOrphanWait = 100 * time.Millisecond
 
-// running is the kbs call under way, for guard.
-var running atomic.Pointer[os.Process]
+// running is the kbs call under way (its pid, 0 for none), for guard.
+var running atomic.Int64
 
-// call runs prog in its own process group, under shield, with stdin from
-// /dev/null, and returns its stdout. When prog exits, the rest of its
-// group is killed, so a child it left behind cannot hold the pipe open,
-// and so is every process it moved out of the group (setsid), where the
-// system lets the hook find them (becomeReaper: Linux); at the deadline
-// the whole group is killed and call returns at once, without waiting for
-// the pipe to close (what prog printed counts if it had closed stdout). A
-// signal on stop kills the group and returns at once too.
+// call runs prog in its own process group with stdin from /dev/null, and
+// returns its stdout. When prog exits, the rest of its group is killed, so
+// a child it left behind cannot hold the pipe open, and so is every
+// process it moved out of the group (setsid), where the system lets the
+// hook find them (becomeReaper: Linux); at the deadline the whole group is
+// killed and call returns at once, without waiting for the pipe to close
+// (what prog printed counts if it had closed stdout). A signal on stop
+// kills the group and returns at once too. On Linux prog dies with the
+// hook (a parent-death signal): a kbs that kills its parent, the hook,
+// goes with it, and the wrapper that runs the hook still exits 0.
 func call(prog string, args []string, dir string, deadline time.Time, stop <-chan os.Signal, log logger) (out []byte, err error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -72,46 +61,35 @@ func call(prog string, args []string, dir string, deadline time.Time, stop <-cha
 	}
 	defer pr.Close()
 	reaper := becomeReaper()
-	cmd := exec.Command(shell, append([]string{"-c", shield, prog}, args...)...)
-	cmd.Dir = dir
-	cmd.Stdout = pw
-	cmd.SysProcAttr = osutil.GroupAttr()
 	var stderr <-chan []byte
+	var ew *os.File
 	if log.on {
 		// Never the agent's own stderr: a leftover child would hold it.
-		er, ew, err := os.Pipe()
+		er, w, err := os.Pipe()
 		if err == nil {
 			defer er.Close()
-			cmd.Stderr = ew
+			ew = w
 			defer func() { log.printf("%s stderr: %q", prog, drain(stderr)) }()
 			stderr = readHead(er, 16<<10)
 		}
 	}
-	err = cmd.Start()
-	if err != nil && cmd.Process == nil {
-		// No shell here: prog runs on its own, a child of the hook.
-		shielded := cmd
-		cmd = exec.Command(prog, args...)
-		cmd.Dir, cmd.Stdout, cmd.Stderr, cmd.SysProcAttr = dir, pw, shielded.Stderr, osutil.GroupAttr()
-		err = cmd.Start()
-	}
+	kid, err := spawn(prog, args, dir, kbsEnv(os.Environ()), pw, ew)
 	pw.Close()
-	if f, ok := cmd.Stderr.(*os.File); ok {
-		f.Close()
+	if ew != nil {
+		ew.Close()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errNoStart, err)
 	}
-	proc := cmd.Process
-	running.Store(proc)
-	defer running.Store(nil)
+	running.Store(int64(kid.pid))
+	defer running.Store(0)
 	if reaper {
 		defer killOrphans(log)
 	}
 	exited := make(chan error, 1)
 	go func() {
 		defer func() { _ = recover() }()
-		exited <- cmd.Wait()
+		exited <- kid.wait()
 	}()
 	data := readChunks(pr, maxOutput+1)
 	timer := time.NewTimer(time.Until(deadline))
@@ -130,14 +108,14 @@ func call(prog string, args []string, dir string, deadline time.Time, stop <-cha
 			}
 			out = append(out, c...)
 			if len(out) > maxOutput {
-				osutil.KillGroup(proc)
+				kid.killGroup()
 				return nil, errTooBig
 			}
 		case waitErr = <-exited:
 			done = true
 			// Whatever it left in its group goes too, closing the pipe,
 			// and whatever it moved out of the group.
-			osutil.KillGroup(proc)
+			kid.killGroup()
 			if reaper {
 				killOrphans(log)
 			}
@@ -148,7 +126,7 @@ func call(prog string, args []string, dir string, deadline time.Time, stop <-cha
 			log.printf("a process outside the group of %s holds its stdout: using the %d bytes read", prog, len(out))
 			eof = true
 		case <-timer.C:
-			osutil.KillGroup(proc)
+			kid.killGroup()
 			if eof {
 				// It printed everything and closed stdout, then lingered.
 				log.printf("%s closed its stdout but had not exited at the deadline: using its output", prog)
@@ -156,7 +134,7 @@ func call(prog string, args []string, dir string, deadline time.Time, stop <-cha
 			}
 			return nil, errTimeout
 		case s := <-stop:
-			osutil.KillGroup(proc)
+			kid.killGroup()
 			return nil, fmt.Errorf("%w by %v: killed its process group", errStopped, s)
 		}
 	}
@@ -164,6 +142,36 @@ func call(prog string, args []string, dir string, deadline time.Time, stop <-cha
 		return nil, waitErr
 	}
 	return out, nil
+}
+
+// gomaxprocsVar is set by the wrappers, which start the runtime with
+// GOMAXPROCS=1 (a Go program with one processor starts faster, and the
+// hook works one step at a time): it holds the agent's own GOMAXPROCS,
+// "none" when it had none, which kbs gets back.
+const gomaxprocsVar = "NOWHOOK_GOMAXPROCS"
+
+// kbsEnv is the environment kbs runs with: the hook's, with GOMAXPROCS as
+// the agent had it, where a wrapper set it (gomaxprocsVar).
+func kbsEnv(env []string) []string {
+	orig, set := "", false
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, gomaxprocsVar+"="); ok {
+			orig, set = v, true
+		}
+	}
+	if !set {
+		return env
+	}
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, gomaxprocsVar+"=") && !strings.HasPrefix(kv, "GOMAXPROCS=") {
+			out = append(out, kv)
+		}
+	}
+	if orig != "none" {
+		out = append(out, "GOMAXPROCS="+orig)
+	}
+	return out
 }
 
 // drain returns what c holds now, without waiting.

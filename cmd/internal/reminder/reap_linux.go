@@ -7,8 +7,19 @@ import (
 	"time"
 )
 
-// prSetChildSubreaper is prctl's PR_SET_CHILD_SUBREAPER (linux/prctl.h).
-const prSetChildSubreaper = 36
+// prctl's options (linux/prctl.h).
+const (
+	prSetPdeathsig      = 1
+	prSetChildSubreaper = 36
+)
+
+// stopWithParent has the kernel send this process SIGTERM when its parent
+// ends: the wrappers run the runtime as a child, so that a stop meant for
+// the hook (the agent signals the process it started, the wrapper) reaches
+// it, and it kills kbs's group and exits as for any stop.
+func stopWithParent() {
+	_, _, _ = syscall.RawSyscall6(syscall.SYS_PRCTL, prSetPdeathsig, uintptr(syscall.SIGTERM), 0, 0, 0, 0)
+}
 
 // becomeReaper makes this process the reaper of the orphans below it: a
 // process that kbs moved out of its process group (setsid) comes back to

@@ -31,7 +31,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/detect"
 )
 
@@ -83,10 +82,12 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
-	// Stopped by the agent, it kills kbs's group rather than leave it.
+	// Stopped by the agent, it kills kbs's group rather than leave it; the
+	// wrapper's own stop comes as its death (stopWithParent).
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer signal.Stop(stop)
+	stopWithParent()
 	defer guard(cfg.budget, log)()
 	wd, _ := os.Getwd()
 	o := options{
@@ -289,8 +290,8 @@ func guard(budget time.Duration, log logger) (disarm func()) {
 		case <-quit:
 			return
 		}
-		if p := running.Load(); p != nil {
-			osutil.KillGroup(p)
+		if pid := running.Load(); pid != 0 {
+			killGroup(int(pid))
 		}
 		os.Exit(0)
 	}()
