@@ -131,15 +131,18 @@ const usage = `Usage: nowhook reminder [--timeout DURATION] [--script PATH]
 Without a mode, prints the Kanbus work-in-progress reminder for an agent's
 SessionStart (compact) hook.
 
---checkpoint is for PostToolUse and UserPromptSubmit hooks. It reads the
-context use from the session's transcript (transcript_path in the payload)
-and, once the context window is PERCENT full, tells the agent to write
+--checkpoint is for PostToolUse and UserPromptSubmit hooks, and Qwen Code's
+Stop hook. It reads the context use from the payload where it carries it
+(Qwen Code's Stop: input_tokens, context_limit), else from the session's
+transcript (transcript_path in the payload), and, once the context window
+is PERCENT full, tells the agent to write
 where it stands into its in-progress Kanbus issues with kbs comment. It
 says so once per session, and again only after the use has dropped below
 PERCENT minus the refire margin (after a compaction) and climbed back.
 After PostToolUse it prints {"hookSpecificOutput": {"hookEventName":
-"PostToolUse", "additionalContext": "..."}}; after UserPromptSubmit, plain
-text. The latch lives in ${XDG_STATE_HOME:-~/.local/state}/nowhook/checkpoint.
+"PostToolUse", "additionalContext": "..."}}; after Stop {"decision":
+"block", "reason": "..."}, which sends the text to the model as the turn's
+next message; after UserPromptSubmit, plain text. The latch lives in ${XDG_STATE_HOME:-~/.local/state}/nowhook/checkpoint.
 
 --hint is for Claude Code's PreCompact hook: it prints the ids and titles
 of the work in progress for the summary to keep (kbs now --json --list
