@@ -136,6 +136,11 @@ def main():
         if "source" in payload and payload["source"] != "compact":
             log("payload source is not compact: printing nothing")
             return
+        # GitHub Copilot CLI, as the Go runtime tells it (client.go).
+        if ("timestamp" in payload and os.environ.get("COPILOT_CLI") == "1" and not any(
+                os.environ.get(v) for v in ("QWEN_PROJECT_DIR", "GEMINI_PROJECT_DIR", "FACTORY_PROJECT_DIR"))):
+            log("GitHub Copilot CLI started this hook: printing nothing")
+            return
         if isinstance(payload.get("cwd"), str):
             # As the Go reader decodes it: a lone surrogate is U+FFFD.
             cwd = re.sub("[\ud800-\udfff]", "\ufffd", payload["cwd"])

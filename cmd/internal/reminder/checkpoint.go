@@ -59,6 +59,8 @@ func readHookPayload(o options, limit int, events ...string) (pl payload, ok boo
 	case pl.cursorVersion:
 		o.log.printf("payload carries cursor_version (Cursor runs Claude hooks with other semantics): printing nothing")
 		return pl, false
+	case o.foreign(pl):
+		return pl, false
 	}
 	for _, e := range events {
 		if pl.event == e {
@@ -79,6 +81,11 @@ func checkpoint(o options) []byte {
 	// A payload that carries the context use is the cheap signal: no
 	// transcript to read (Qwen Code's Stop hook).
 	inPayload := pl.hasInputTokens && pl.hasContextLimit && pl.contextLimit > 0 && pl.inputTokens >= 0
+	if pl.event == eventStop && !inPayload {
+		// Claude Code's Stop carries no use; blocking its stop is not measured.
+		o.log.printf("a Stop payload without the context use (input_tokens, context_limit): printing nothing")
+		return nil
+	}
 	if pl.sessionID == "" || (pl.transcriptPath == "" && !inPayload) {
 		o.log.printf("the payload has no session_id, or neither a transcript_path nor the context use: printing nothing")
 		return nil

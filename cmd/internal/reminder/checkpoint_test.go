@@ -712,8 +712,7 @@ func TestCheckpointQwenStop(t *testing.T) {
 			t.Errorf("step %d: the log does not say the use came from the payload:\n%s", i, log)
 		}
 	}
-	// A Stop payload without the use falls back to the transcript, which
-	// does not exist here: nothing.
+	// A Stop payload without the use (Claude Code's) prints nothing.
 	if out, log := c.run(t, strings.Replace(qwenStop("qwen-2", c.proj, 180_000, 200_000), `"input_tokens":180000`, `"input_tokens":"x"`, 1), options{}); out != "" {
 		t.Errorf("a Stop payload without input_tokens: printed %q\n%s", out, log)
 	}

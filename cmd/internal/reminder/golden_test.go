@@ -442,3 +442,40 @@ func TestQuotedReminders(t *testing.T) {
 		}
 	}
 }
+
+// TestClientGoMatchesPython: the python3 fallback tells GitHub Copilot CLI
+// apart as the Go runtime does (client.go): COPILOT_CLI=1 and a payload
+// with a timestamp print nothing, unless another client's own project
+// variable says the session is not Copilot's.
+func TestClientGoMatchesPython(t *testing.T) {
+	proj := project(t)
+	wrapper := writeWrapper(t, 5*time.Second)
+	payload := abs(t, filepath.Join(fixtures, "basic.json"))
+	want := expected(t, "basic.expected.txt")
+	withStamp := `{"session_id":"s1","timestamp":"2026-12-01T21:48:05.375Z","hook_event_name":"SessionStart","source":"compact"}`
+	for _, c := range []struct {
+		name, stdin string
+		env         []string
+		prints      bool
+	}{
+		{"Copilot", withStamp, []string{"COPILOT_CLI=1"}, false},
+		{"a timestamp without COPILOT_CLI", withStamp, nil, true},
+		{"COPILOT_CLI inherited, Claude Code's payload", compactPayload, []string{"COPILOT_CLI=1"}, true},
+		{"COPILOT_CLI inherited by Qwen Code", withStamp, []string{"COPILOT_CLI=1", "QWEN_PROJECT_DIR=" + proj}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var outs []string
+			for _, wp := range []wrapperPath{wrapperPaths[0], wrapperPaths[3]} {
+				out, stderr := runWrapper(t, wrapper, toolDir(t, wp.tools...), c.stdin,
+					append([]string{"CLAUDE_PROJECT_DIR=" + proj, "FAKE_KBS_PAYLOAD=" + payload}, c.env...)...)
+				if (out == want) != c.prints || (out != want && out != "") {
+					t.Errorf("%s printed %q; want the reminder: %v\nstderr:\n%s", wp.name, out, c.prints, stderr)
+				}
+				outs = append(outs, out)
+			}
+			if outs[0] != outs[1] {
+				t.Errorf("Go path %q, python3 %q", outs[0], outs[1])
+			}
+		})
+	}
+}
