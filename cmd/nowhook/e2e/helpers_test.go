@@ -127,16 +127,23 @@ func fixture(t *testing.T, name string) string {
 	return p
 }
 
-// expectedReminder is the exact reminder nowhook prints for basic.json.
+// expectedReminder is the exact reminder nowhook prints for basic.json,
+// without its last newline: basic.expected.txt quoted as the board's data
+// (testdata/reminders/basic.txt, which the reminder package's
+// TestQuotedReminders holds to the fixture).
 func expectedReminder(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(fixture(t, "basic.expected.txt"))
+	p, err := filepath.Abs(filepath.Join("..", "..", "..", "testdata", "reminders", "basic.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := strings.TrimRight(string(b), "\n")
-	if !strings.HasPrefix(s, "Kanbus WIP") || strings.Count(s, "\n") < 2 {
-		t.Fatalf("basic.expected.txt does not look like a reminder: %q", s)
+	if !strings.HasPrefix(s, "Quoted from the Kanbus board") || !strings.Contains(s, "\nKanbus WIP") || strings.Count(s, "\n") < 4 {
+		t.Fatalf("testdata/reminders/basic.txt does not look like a reminder: %q", s)
 	}
 	return s
 }
@@ -150,12 +157,19 @@ type sandbox struct {
 
 func newSandbox(t *testing.T, mode kbsMode) *sandbox {
 	t.Helper()
+	return newSandboxNamed(t, mode, "repo")
+}
+
+// newSandboxNamed is newSandbox with the repository in a folder of that
+// name (a name with quotes, spaces or a "!").
+func newSandboxNamed(t *testing.T, mode kbsMode, name string) *sandbox {
+	t.Helper()
 	root := t.TempDir()
 	s := &sandbox{
 		root:   root,
 		home:   filepath.Join(root, "home"),
 		bin:    filepath.Join(root, "bin"),
-		repo:   filepath.Join(root, "repo"),
+		repo:   filepath.Join(root, name),
 		kbsLog: filepath.Join(root, "kbs.log"),
 	}
 	for _, d := range []string{s.home, s.bin, s.repo} {
