@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command hostile runs nowhook's setup, doctor and remove against
 // repositories built to break them, and checks after every run what the
 // writer promises: no command hangs or crashes, exit 2 writes nothing, not
