@@ -296,6 +296,9 @@ type options struct {
 	// The checkpoint's flags (zero in the other modes).
 	at, refire int
 	window     int64
+	// catchUp, when set, replaces catchUpFor's wait for a transcript
+	// behind the hook (tests: the reply written meanwhile, or no wait).
+	catchUp func(stop <-chan os.Signal) (again bool, stopped os.Signal)
 }
 
 // project finds the Kanbus project for a session in cwd the way every
