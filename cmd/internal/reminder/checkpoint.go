@@ -1,6 +1,8 @@
 package reminder
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -100,19 +102,29 @@ func checkpoint(o options) []byte {
 		return nil
 	}
 	use, err := readContextUse(pl.transcriptPath, pl.toolUseID)
-	// A transcript behind the hook gets a moment to catch up.
+	// A transcript behind the hook gets a moment to catch up: one that
+	// does not show the tool call yet, or, at a session's first tool
+	// call, no reply at all, or no file yet.
+	behind := func() bool {
+		if err != nil {
+			return pl.toolUseID != "" && (errors.Is(err, errNoUsage) || errors.Is(err, fs.ErrNotExist))
+		}
+		return !use.current
+	}
 	catchUp := o.catchUp
 	if catchUp == nil {
 		catchUp = catchUpFor(min(o.budget/2, maxTranscriptWait))
 	}
-	for err == nil && !use.current {
+	for behind() {
 		again, s := catchUp(o.stop)
 		if s != nil {
 			o.log.printf("%v by %v: printing nothing", errStopped, s)
 			return nil
 		}
 		if !again {
-			o.log.printf("the transcript does not show tool call %s yet: using its newest reply", pl.toolUseID)
+			if err == nil {
+				o.log.printf("the transcript does not show tool call %s yet: using its newest reply", pl.toolUseID)
+			}
 			break
 		}
 		use, err = readContextUse(pl.transcriptPath, pl.toolUseID)

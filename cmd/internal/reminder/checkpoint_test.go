@@ -486,6 +486,32 @@ func TestCheckpointWaitsForTranscript(t *testing.T) {
 	if !strings.Contains(log, "does not show tool call toolu_never yet") || !strings.Contains(out, "90% full") {
 		t.Errorf("printed %q\nlog:\n%s", out, log)
 	}
+	// At a session's first tool call the transcript may hold no reply
+	// yet, or not exist: the checkpoint waits for it too (Claude Code
+	// 2.1.332 under load: the first checkpoint of a session came one
+	// request late, TestCheckpointClaudeAutoCompact).
+	for _, start := range []string{"no file", "no reply"} {
+		c := newCkpt(t, "")
+		if start == "no reply" {
+			c.append(t, claudeUser("hello"))
+		}
+		waits := 0
+		out, log := c.run(t, c.payload(eventPostToolUse, "s", "toolu_first"), options{catchUp: func(<-chan os.Signal) (bool, os.Signal) {
+			if waits++; waits == 1 {
+				c.append(t, claudeReply("claude-opus-4-6", 180_000, 0, 0, 0, "toolu_first"))
+			}
+			return true, nil
+		}})
+		if !strings.Contains(out, "context window is 90% full") || waits != 1 {
+			t.Errorf("%s: after %d waits, printed %q\nlog:\n%s", start, waits, out, log)
+		}
+	}
+	// A prompt (no tool call to wait for) does not wait for a first reply.
+	c = newCkpt(t, "")
+	c.run(t, c.payload(eventUserPromptSubmit, "s", ""), options{catchUp: func(<-chan os.Signal) (bool, os.Signal) {
+		t.Errorf("a prompt waited for a transcript that does not exist")
+		return false, nil
+	}})
 	// The wait itself: a poll while its time lasts, none after it.
 	if again, s := catchUpFor(time.Hour)(nil); !again || s != nil {
 		t.Errorf("catchUpFor(1h) at once: again %v, signal %v", again, s)
