@@ -200,8 +200,8 @@ const markerEnv = "NOWHOOK_PROVE_COPY"
 // sweep kills every process left from the world in dir, and waits (a
 // bounded time) until each is gone. The clients' process groups are
 // killed already, but a client may start a process in a group or a
-// session of its own (Qwen Code's hooks; an orphaned `opencode serve`,
-// which ignores SIGTERM): a process is the world's when it is in the
+// session of its own (Qwen Code's hooks; an `opencode serve` that
+// outlived its group): a process is the world's when it is in the
 // world's network namespace (net, where there is one: every descendant of
 // a client is), when its environment carries the world's marker, or when
 // its working directory is inside the world. SIGKILL at once: the world
