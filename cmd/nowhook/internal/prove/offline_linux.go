@@ -56,7 +56,7 @@ func isolate() *offline {
 // unshareError says why unshare failed, and what it needs.
 func unshareError(err error) error {
 	if errors.Is(err, syscall.EPERM) {
-		return errors.New("a network namespace needs root or CAP_SYS_ADMIN (unshare: " + err.Error() + ")")
+		return errors.New("a network namespace needs CAP_SYS_ADMIN (unshare: " + err.Error() + ")")
 	}
 	return errors.New("unshare(CLONE_NEWNET): " + err.Error())
 }

@@ -111,7 +111,7 @@ func Run(ctx context.Context, o Options) []diag.Finding {
 			if net = isolate(); net.why != "" {
 				out = append(out, diag.Finding{Check: "prove.network", Severity: diag.Info,
 					Message: "the clients ran with this machine's network, pointed only at nowhook's model server on 127.0.0.1: " + net.why,
-					Fix:     "to keep them off the network, run nowhook doctor --prove where a network namespace can be made (Linux, as root or with CAP_SYS_ADMIN: in CI or a container)"})
+					Fix:     "to keep them off the network, run nowhook doctor --prove where a network namespace can be made (Linux with CAP_SYS_ADMIN: root on a machine, a container that grants it)"})
 			}
 		}
 		f.Severity, f.Message, f.Fix = prove(ctx, o, d, a, bin, net)
