@@ -29,7 +29,27 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 // condition is an error, so a typo cannot silently skip a scenario.
 // ([exec:PROG] is testscript's own.)
 func scriptCondition(cond string) (bool, error) {
+	if cond == "sighup-ignored" {
+		return sighupIgnored(), nil
+	}
 	return false, fmt.Errorf("unknown condition %q", cond)
+}
+
+// sighupIgnored reports whether this process ignores SIGHUP (bit 0 of
+// SigIgn in /proc/self/status, Linux), which every command a scenario
+// runs then inherits: a shell cannot trap a signal ignored on entry.
+func sighupIgnored() bool {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return false
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if hex, ok := strings.CutPrefix(line, "SigIgn:"); ok {
+			mask, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+			return err == nil && mask&1 != 0
+		}
+	}
+	return false
 }
 
 // cmdWrapper: wrapper BUDGET FILE writes the wrapper template rendered for
