@@ -323,7 +323,10 @@ func TestCleanClaude(t *testing.T) {
 	r.install("claude", time.Second)
 	fs := r.run()
 	for _, f := range fs {
-		if f.Severity > Info && f.Check != "runtime" && f.Check != "subfolders.claude" {
+		// live.claude is judged below, whatever its severity: under the
+		// quick runs' 500ms a busy machine's python3 fallback may not
+		// reach kbs in time ("printed nothing although kbs lists 1 item").
+		if f.Severity > Info && f.Check != "runtime" && f.Check != "subfolders.claude" && f.Check != "live.claude" {
 			t.Errorf("unexpected %s %s: %s", f.Severity, f.Check, f.Message)
 		}
 	}
