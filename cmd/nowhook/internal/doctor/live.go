@@ -132,12 +132,16 @@ var (
 	// strayWait: how long the fake kbs processes of a run that exited may
 	// take to end before they count as left running.
 	strayWait = 500 * time.Millisecond
+	// nearProbe: a kbs that took more than this share of the probe budget
+	// to answer doctor's query is too close to it to count its items
+	// against a quick run (queryItems).
+	nearProbe = 0.5
 )
 
 // WidenMarginsForTests widens slowSlack and strayWait for a test binary
 // whose runs share a machine that the rest of the suite keeps busy (this
 // package's tests, cmd/nowhook's scenarios); nothing else calls it.
-func WidenMarginsForTests() { slowSlack, strayWait = time.Minute, 5*time.Second }
+func WidenMarginsForTests() { slowSlack, strayWait, nearProbe = time.Minute, 5*time.Second, 1 }
 
 // overallSlack bounds everything doctor runs, whatever the hooks do: the
 // longest hook budget plus this (15 s in all with the default 5 s budget).
@@ -427,7 +431,7 @@ func (d *doctor) queryItems(job *liveJob) int {
 		return -1
 	}
 	q := d.slow.query.wait()
-	if job.probe > 0 && (q.raw != nil || q.first.elapsed > job.probe/2) {
+	if job.probe > 0 && (q.raw != nil || q.first.elapsed > time.Duration(float64(job.probe)*nearProbe)) {
 		return -1
 	}
 	return q.items()
