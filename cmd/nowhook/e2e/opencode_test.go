@@ -252,8 +252,8 @@ func (s *opencodeServer) call(t *testing.T, ctx context.Context, method, path st
 		t.Fatal(err)
 	}
 	req.Header.Set("content-type", "application/json")
-	client := &http.Client{Timeout: 90 * time.Second}
-	resp, err := client.Do(req)
+	resp, err := http.DefaultClient.Do(req) // bounded by the test's ctx
+
 	if err != nil {
 		t.Fatalf("%s %s: %v\nopencode logs:\n%s", method, path, err, opencodeTail(s.logs.String(), 4000))
 	}

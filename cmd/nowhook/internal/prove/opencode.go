@@ -153,8 +153,8 @@ func (a opencodeAPI) call(ctx context.Context, method, path string, in, out any)
 		b, _ := json.Marshal(in)
 		body = bytes.NewReader(b)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
+	// Bounded by the run's limit (Options.Limit): a call of its own
+	// bound would end a summarize that a busy machine makes slow.
 	req, err := http.NewRequestWithContext(ctx, method, a.url+path, body)
 	if err != nil {
 		return err
