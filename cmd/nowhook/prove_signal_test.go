@@ -22,10 +22,12 @@ import (
 // working directory is /), that ignores SIGTERM, SIGHUP and SIGINT; then
 // it says so on the FIFO %[2]s and hangs, ignoring them too. Every
 // process of it carries %[1]s in its environment, the marker the test
-// finds them by.
+// finds them by: the client starts itself again with it, since
+// /proc/PID/environ shows a process's environment as it was exec'd (an
+// export alone shows only in its children).
 const fakeHangingClaude = `#!/bin/sh
 case "$1" in --version) echo "9.9.9 (Claude Code)"; exit 0 ;; esac
-export %[1]s
+[ -n "$NOWHOOK_TEST_MARK" ] || exec env %[1]s "$0" "$@"
 trap '' TERM HUP INT
 setsid sh -c 'cd / && echo started >%[2]s && exec sleep 1000' </dev/null >/dev/null 2>&1 &
 exec sleep 1000
