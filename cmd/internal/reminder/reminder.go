@@ -366,6 +366,9 @@ type options struct {
 	// script is the wrapper that runs this hook (--script "$0"), "" when
 	// it does not say: the defer rule never defers a wrapper to itself.
 	script string
+	// catchUp, when set, replaces catchUpFor's wait for a transcript
+	// behind the hook (tests: the reply written meanwhile, or no wait).
+	catchUp func(stop <-chan os.Signal) (again bool, stopped os.Signal)
 }
 
 // project finds the Kanbus project for a session in cwd the way every
