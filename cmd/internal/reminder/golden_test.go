@@ -383,13 +383,11 @@ func TestSymlinkedStartBothPaths(t *testing.T) {
 // meets, and a value above the wrapper's --timeout leaves it as it is.
 // The debug log names the budget the run kept (never timed). The python3
 // fallback says its budget only when it runs out of time, which under
-// coreutils timeout is a race: timeout ends python3 at the wrapper's
-// budget, counted from before python3 started, while python3 gives up
-// 0.25 s before the budget counted from its own start, so a machine too
-// busy to start python3 within 0.25 s ends it first, with nothing said.
-// So on that path timeout is a stand-in that records its arguments (the
-// wrapper's own backstop, its budget + 2 s, never the probe's) and runs python3 without a
-// deadline of its own.
+// coreutils timeout is a race on a busy machine: timeout's backstop is
+// counted from before python3 started, python3's budget from its own
+// start. So on that path timeout is a stand-in that records its
+// arguments (the wrapper's backstop, its budget + 2 s, never the probe's)
+// and runs python3 without a deadline of its own.
 func TestProbeBudgetEveryPath(t *testing.T) {
 	proj := project(t)
 	wrapper := writeWrapper(t, time.Second)
