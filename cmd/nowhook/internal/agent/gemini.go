@@ -43,11 +43,19 @@ const GeminiTurnScript = ".gemini/hooks/kanbus-gemini-turn.sh"
 // shell-quote, before bash runs it (0.61.0's hook runner); a path holding
 // a ' or a space and a ! comes out in double quotes with the ! as \!, and
 // bash keeps that backslash, so the command named a folder that does not
-// exist and the hook never ran (v4; TestGeminiReinjectQuotedPath). The
-// braced "${GEMINI_PROJECT_DIR}" is not replaced: bash reads it from the
-// hook's environment, where Gemini CLI sets it to the same directory.
-// Where the script is missing it exits 0 and prints nothing.
-var GeminiTurnCommand = generate.RunIfPresent(`"${GEMINI_PROJECT_DIR}"/` + GeminiTurnScript)
+// exist and the hook never ran (v4). The braced "${GEMINI_PROJECT_DIR}" is
+// not replaced: bash reads it from the hook's environment, where Gemini
+// CLI sets it to the same directory. Gemini CLI runs the command with
+// `bash -c`, and the command sources the script (v6; v5 exec'd it), so that
+// the script's gate decides in that bash, with builtins only, that a request
+// follows no new compression, and no program starts on it
+// (templates/gemini-turn.sh). Where the script is missing it exits 0 and
+// prints nothing.
+var GeminiTurnCommand = geminiSource(`"${GEMINI_PROJECT_DIR}"/` + GeminiTurnScript)
+
+// geminiSource is the command that sources the script at path (spelled as
+// the shell reads it) where it is readable, and otherwise exits 0.
+func geminiSource(path string) string { return "[ ! -r " + path + " ] || . " + path }
 
 // GeminiTurnSettings is the schema of .gemini/settings.json for that hook:
 // a matcher group under hooks.BeforeModel. Not Strict: Gemini CLI strips
