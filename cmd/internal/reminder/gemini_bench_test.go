@@ -2,6 +2,7 @@ package reminder
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,11 +28,21 @@ import (
 // geminiHistory is a BeforeModel payload with a history of about size
 // bytes, compressed or not.
 func geminiHistory(proj, session string, size int, compressed bool) []byte {
+	return geminiHistoryListing(proj, session, size, compressed, 0)
+}
+
+// geminiHistoryListing is geminiHistory with a first message that also
+// holds a folder listing of about listing bytes, as the session context of
+// a real repository does (up to 200 entries, and the GEMINI.md files).
+func geminiHistoryListing(proj, session string, size int, compressed bool, listing int) []byte {
 	var msgs []gmsg
+	dir := strings.Repeat("├───internal/a-file-of-the-repository.go\n", listing/44)
 	if compressed {
-		msgs = append(msgs, summaryMsg(strings.Repeat("Decisions so far; files touched. ", 200)), ack)
+		m := summaryMsg(strings.Repeat("Decisions so far; files touched. ", 200))
+		m.Content = dir + m.Content
+		msgs = append(msgs, m, ack)
 	} else {
-		msgs = append(msgs, gmsg{"user", sessionContext + "hello"})
+		msgs = append(msgs, gmsg{"user", dir + sessionContext + "hello"})
 	}
 	pad := strings.Repeat("The tool printed a line of output, and the model read it. ", 18)
 	for n := 0; n < size; n += 2 * len(pad) {
@@ -157,9 +168,9 @@ func writeGeminiScript(b *testing.B, proj, rel, tmpl string) {
 // geminiHookCase is one hook command run the way Gemini CLI runs it:
 // `bash -c COMMAND` in the project, the payload on stdin, until it exits.
 type geminiHookCase struct {
-	name, cmd string
-	payload   []byte
-	times     []time.Duration
+	name, cmd, session string // session: GEMINI_SESSION_ID, "bench" if ""
+	payload            []byte
+	times              []time.Duration
 }
 
 // BenchmarkGeminiHookVsTrue times, in one run and alternating, a bare
@@ -181,7 +192,8 @@ func BenchmarkGeminiHookVsTrue(b *testing.B) {
 	writeGeminiScript(b, proj, geminiScript, string(tmpl))
 	mid, big := 200<<10, 2<<20
 	answeredMid, answeredBig := geminiHistory(proj, "bench", mid, true), geminiHistory(proj, "bench", big, true)
-	for _, data := range [][]byte{answeredMid, answeredBig} {
+	answeredListing := geminiHistoryListing(proj, "bench-listing", big, true, 24<<10)
+	for _, data := range [][]byte{answeredMid, answeredBig, answeredListing} {
 		pl, _ := scanGemini(data)
 		if err := setLatch(latchDir(env("XDG_STATE_HOME", state), compressionLatches), geminiLatchName(pl), "bench", time.Now()); err != nil && !errors.Is(err, errLatched) {
 			b.Fatal(err)
@@ -195,6 +207,8 @@ func BenchmarkGeminiHookVsTrue(b *testing.B) {
 		{name: "gate, quiet, 2 MB", cmd: geminiGateCommand, payload: quietBig},
 		{name: "gate, answered, 200 KB", cmd: geminiGateCommand, payload: answeredMid},
 		{name: "gate, answered, 2 MB", cmd: geminiGateCommand, payload: answeredBig},
+		{name: "gate, quiet, 2 MB, 24 KB 1st", cmd: geminiGateCommand, payload: geminiHistoryListing(proj, "bench", big, false, 24<<10)},
+		{name: "gate, answered, 2 MB, 24 KB 1st", cmd: geminiGateCommand, payload: answeredListing, session: "bench-listing"},
 	}
 	if before := os.Getenv("NOWHOOK_BENCH_GEMINI_BEFORE"); before != "" {
 		old, err := os.ReadFile(before)
@@ -207,10 +221,11 @@ func BenchmarkGeminiHookVsTrue(b *testing.B) {
 			&geminiHookCase{name: "before, answered, 2 MB", cmd: geminiBeforeCommand, payload: answeredBig})
 	}
 	run := func(c *geminiHookCase) time.Duration {
+		session := cmp.Or(c.session, "bench")
 		cmd := exec.Command("bash", "-c", c.cmd)
 		cmd.Dir = proj
 		cmd.Env = []string{"PATH=" + bin + ":/usr/bin:/bin", "HOME=" + filepath.Join(proj, "home"), "XDG_STATE_HOME=" + state,
-			"GEMINI_PROJECT_DIR=" + proj, "CLAUDE_PROJECT_DIR=" + proj, "GEMINI_SESSION_ID=bench", "KBS=kbs-not-needed"}
+			"GEMINI_PROJECT_DIR=" + proj, "CLAUDE_PROJECT_DIR=" + proj, "GEMINI_SESSION_ID=" + session, "KBS=kbs-not-needed"}
 		cmd.Stdin = bytes.NewReader(c.payload)
 		start := time.Now()
 		out, err := cmd.Output()
@@ -226,8 +241,10 @@ func BenchmarkGeminiHookVsTrue(b *testing.B) {
 	for _, c := range cases {
 		run(c)
 	}
-	if _, err := os.Stat(filepath.Join(state, "nowhook", compressionLatches, "gemini-session-bench")); err != nil {
-		b.Fatalf("the gate set no latch on its first answered request, so the answered cases would not time the gate: %v", err)
+	for _, session := range []string{"bench", "bench-listing"} {
+		if _, err := os.Stat(filepath.Join(state, "nowhook", compressionLatches, "gemini-session-"+session)); err != nil {
+			b.Fatalf("the gate set no latch on its first answered request, so the answered cases would not time the gate: %v", err)
+		}
 	}
 	for b.Loop() {
 		for _, c := range cases {
@@ -244,10 +261,10 @@ func BenchmarkGeminiHookVsTrue(b *testing.B) {
 		}
 	}
 	if testing.Verbose() {
-		fmt.Printf("%-28s %10s %10s %10s\n", "case", "median ms", "x true", "+ms")
+		fmt.Printf("%-34s %10s %10s %10s\n", "case", "median ms", "x true", "+ms")
 		for _, c := range cases {
 			m := geminiMedian(c.times)
-			fmt.Printf("%-28s %10.2f %10.2f %+10.2f\n", c.name, float64(m)/1e6, float64(m)/float64(base), float64(m-base)/1e6)
+			fmt.Printf("%-34s %10.2f %10.2f %+10.2f\n", c.name, float64(m)/1e6, float64(m)/float64(base), float64(m-base)/1e6)
 		}
 		fmt.Printf("(%d runs each, alternating; payloads %d and %d bytes)\n", len(cases[0].times), len(quietMid), len(quietBig))
 	}

@@ -138,6 +138,8 @@ func TestGeminiGate(t *testing.T) {
 	after1 := gatePayload(t, "s1", 0, "user", summary1, "model", gateAck, "user", "Please continue.")
 	later1 := gatePayload(t, "s1", 2<<20, "user", summary1, "model", gateAck, "user", "Please continue.", "model", "Reply.")
 	after2 := gatePayload(t, "s1", 300<<10, "user", summary2, "model", gateAck, "user", "Please continue.")
+	summary3 := gateContext(40<<10) + "<state_snapshot>Decisions at last.</state_snapshot>"
+	after3 := gatePayload(t, "s1", 1<<20, "user", summary3, "model", gateAck, "user", "Please continue.")
 
 	for _, step := range []struct {
 		what    string
@@ -151,6 +153,10 @@ func TestGeminiGate(t *testing.T) {
 		{"a later request of compression 1, 2 MB", later1, false},
 		{"the first request after compression 2", after2, true},
 		{"a later request of compression 2", after2, false},
+		{"the first request after compression 3, a 40 KiB first message", after3, true},
+		{"a later request of compression 3", after3, false},
+		{"a later request of compression 3 whose model name is longer", bytes.Replace(after3, []byte(`"gemini-2.5-flash"`), []byte(`"gemini-2.5-flash-lite"`), 1), true},
+		{"and the next", bytes.Replace(after3, []byte(`"gemini-2.5-flash"`), []byte(`"gemini-2.5-flash-lite"`), 1), false},
 	} {
 		got := g.run(step.payload, "bash")
 		switch {
@@ -163,10 +169,10 @@ func TestGeminiGate(t *testing.T) {
 		}
 	}
 	// Another session in the same state folder: its own latch.
-	if got := g.run(gatePayload(t, "s2", 0, "user", summary2, "model", gateAck), "bash", "GEMINI_SESSION_ID=s2"); got == "" {
+	if got := g.run(gatePayload(t, "s2", 0, "user", summary3, "model", gateAck), "bash", "GEMINI_SESSION_ID=s2"); got == "" {
 		t.Errorf("session s2's first request after a compression was not handed over (s1's latch passed it)")
 	}
-	if got := g.run(after2, "bash"); got != "" {
+	if got := g.run(bytes.Replace(after3, []byte(`"gemini-2.5-flash"`), []byte(`"gemini-2.5-flash-lite"`), 1), "bash"); got != "" {
 		t.Errorf("session s1 after s2's hand-over: handed over again")
 	}
 	ents, err := os.ReadDir(filepath.Join(g.state, "nowhook", "compressions"))
