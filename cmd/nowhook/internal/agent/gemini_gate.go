@@ -69,7 +69,7 @@ func geminiGateRow(v View, f *diag.HookFile, h diag.Handler) diag.Finding {
 	case quiet:
 		return diag.Finding{Severity: diag.Warn, Path: f.Show,
 			Message: fmt.Sprintf("%s: run as Gemini CLI runs it (%s -c), the gate handed a request with no compression to the runtime: every request starts it (about +3 ms each); the gate needs bash 4 or newer and GEMINI_SESSION_ID, which Gemini CLI sets", h.Where(), bash),
-			Fix: "put bash 4 or newer first on Gemini CLI's PATH"}
+			Fix:     "put bash 4 or newer first on Gemini CLI's PATH"}
 	case !compressed:
 		return diag.Finding{Severity: diag.Error, Path: f.Show,
 			Message: fmt.Sprintf("%s: run as Gemini CLI runs it (%s -c), the gate did not hand the first request after a compression to the runtime, so Gemini CLI would never get the reminder", h.Where(), bash), Fix: fix}
