@@ -70,16 +70,21 @@ func geminiReminders(t *testing.T, who string, reqs []recordedRequest, compressi
 	return first
 }
 
-// TestGeminiGateOncePerCompression: over two compressions and two more
-// requests in one session, the gate hands over exactly the first request
-// after each compression (two runtime starts for four turn requests), and
-// the reminder is in those two requests only.
+// TestGeminiGateOncePerCompression: with Gemini CLI's default (plain
+// `setup --yes` in a repository with .gemini/), over two compressions and
+// two more requests in one session, the gate hands over exactly the first
+// request after each compression (two runtime starts for five turn
+// requests), and the reminder is in those two requests only.
 func TestGeminiGateOncePerCompression(t *testing.T) {
 	bin := findClient(t, "GEMINI_BIN", "gemini")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	s := newSandbox(t, kbsFixture)
-	setupGeminiTurn(t, ctx, s)
+	writeFile(t, filepath.Join(s.repo, ".gemini", ".keep"), "", 0o644)
+	out := runNowhook(t, ctx, s, "setup", "--yes")
+	if !strings.Contains(out, "gemini       reinject  GEMINI.md (created), AGENTS.md (created), .gemini/settings.json (created), .gemini/hooks/kanbus-gemini-turn.sh (created)") {
+		t.Fatalf("setup --yes where .gemini/ is did not set Gemini CLI up to re-inject by default:\n%s", out)
+	}
 	log := countRuntime(t, s)
 	m := newGeminiMultiMock(t, 2, 2)
 	env := geminiEnv(t, s, m)
