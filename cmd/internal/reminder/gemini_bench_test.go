@@ -2,6 +2,7 @@ package reminder
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,11 +28,21 @@ import (
 // geminiHistory is a BeforeModel payload with a history of about size
 // bytes, compressed or not.
 func geminiHistory(proj, session string, size int, compressed bool) []byte {
+	return geminiHistoryListing(proj, session, size, compressed, 0)
+}
+
+// geminiHistoryListing is geminiHistory with a first message that also
+// holds a folder listing of about listing bytes, as the session context of
+// a real repository does (up to 200 entries, and the GEMINI.md files).
+func geminiHistoryListing(proj, session string, size int, compressed bool, listing int) []byte {
 	var msgs []gmsg
+	dir := strings.Repeat("├───internal/a-file-of-the-repository.go\n", listing/44)
 	if compressed {
-		msgs = append(msgs, summaryMsg(strings.Repeat("Decisions so far; files touched. ", 200)), ack)
+		m := summaryMsg(strings.Repeat("Decisions so far; files touched. ", 200))
+		m.Content = dir + m.Content
+		msgs = append(msgs, m, ack)
 	} else {
-		msgs = append(msgs, gmsg{"user", sessionContext + "hello"})
+		msgs = append(msgs, gmsg{"user", dir + sessionContext + "hello"})
 	}
 	pad := strings.Repeat("The tool printed a line of output, and the model read it. ", 18)
 	for n := 0; n < size; n += 2 * len(pad) {
@@ -105,10 +116,8 @@ var (
 	geminiBinErr  error
 )
 
-// geminiBinaries builds nowhook-reminder and nowhook once, into a folder
-// that also holds the wrapper written from templates/gemini-turn.sh, and
-// one holding only nowhook.
-func geminiBinaries(b *testing.B) (bin, full, wrapper string) {
+// geminiBinaries builds nowhook-reminder and nowhook once, into one folder.
+func geminiBinaries(b *testing.B) (bin string) {
 	b.Helper()
 	geminiBinOnce.Do(func() {
 		geminiBinDir, geminiBinErr = os.MkdirTemp("", "nowhook-bench-gemini-")
@@ -125,72 +134,98 @@ func geminiBinaries(b *testing.B) (bin, full, wrapper string) {
 				return
 			}
 		}
-		full := filepath.Join(geminiBinDir, "full")
-		if geminiBinErr = os.MkdirAll(full, 0o755); geminiBinErr != nil {
-			return
-		}
-		if geminiBinErr = os.Symlink(filepath.Join(geminiBinDir, "bin", "nowhook"), filepath.Join(full, "nowhook")); geminiBinErr != nil {
-			return
-		}
-		tmpl, err := os.ReadFile("../../../templates/gemini-turn.sh")
-		if err != nil {
-			geminiBinErr = err
-			return
-		}
-		geminiBinErr = os.WriteFile(filepath.Join(geminiBinDir, "kanbus-gemini-turn.sh"), []byte(strings.ReplaceAll(string(tmpl), "@TIMEOUT@", "5s")), 0o755)
 	})
 	if geminiBinErr != nil {
 		b.Fatal(geminiBinErr)
 	}
-	return filepath.Join(geminiBinDir, "bin"), filepath.Join(geminiBinDir, "full"), filepath.Join(geminiBinDir, "kanbus-gemini-turn.sh")
+	return filepath.Join(geminiBinDir, "bin")
 }
 
-// geminiInline is the wrapper's first branch as the hook command itself,
-// with no script: bash's own command -v finds the binary, one exec fewer.
-const geminiInline = "command -v nowhook-reminder >/dev/null 2>&1 && exec nowhook-reminder --gemini-turn --timeout 5s; exit 0"
+// The hook commands, as setup writes them into .gemini/settings.json
+// (agent.GeminiTurnCommand): the gate sources the turn script in the bash
+// that Gemini CLI starts; before it (template v5), the command exec'd the
+// script, which started sh and then the runtime on every request.
+const (
+	geminiScript        = ".gemini/hooks/kanbus-gemini-turn.sh"
+	geminiGateCommand   = `[ ! -r "${GEMINI_PROJECT_DIR}"/` + geminiScript + ` ] || . "${GEMINI_PROJECT_DIR}"/` + geminiScript
+	geminiBeforeScript  = ".gemini/hooks/kanbus-gemini-turn-before.sh"
+	geminiBeforeCommand = `[ ! -x "${GEMINI_PROJECT_DIR}"/` + geminiBeforeScript + ` ] || exec "${GEMINI_PROJECT_DIR}"/` + geminiBeforeScript
+)
+
+// writeGeminiScript writes a turn script, rendered for a 5 s budget, into
+// the project.
+func writeGeminiScript(b *testing.B, proj, rel, tmpl string) {
+	b.Helper()
+	path := filepath.Join(proj, rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strings.ReplaceAll(tmpl, "@TIMEOUT@", "5s")), 0o755); err != nil {
+		b.Fatal(err)
+	}
+}
 
 // geminiHookCase is one hook command run the way Gemini CLI runs it:
 // `bash -c COMMAND` in the project, the payload on stdin, until it exits.
 type geminiHookCase struct {
-	name, cmd, path string
-	payload         []byte
-	times           []time.Duration
+	name, cmd, session string // session: GEMINI_SESSION_ID, "bench" if ""
+	payload            []byte
+	times              []time.Duration
 }
 
 // BenchmarkGeminiHookVsTrue times, in one run and alternating, a bare
-// /bin/true hook and the BeforeModel hook on quiet requests, and reports
-// for each case its median and how far above /bin/true's median it lies
-// (ms-above-true, x-true). Each iteration is one request of each case.
+// /bin/true hook, a bare `bash -c true` (the hook's own shell and nothing
+// else), and the BeforeModel hook on requests that follow no new
+// compression, and reports for each case its median and how far above
+// /bin/true's median it lies (ms-above-true, x-true). Each iteration is
+// one request of each case. NOWHOOK_BENCH_GEMINI_BEFORE names an older
+// turn script (scripts/bench-gemini.sh passes main's), timed with the
+// command that ran it then.
 func BenchmarkGeminiHookVsTrue(b *testing.B) {
-	bin, full, wrapper := geminiBinaries(b)
+	bin := geminiBinaries(b)
 	proj := benchProject(b)
 	state := filepath.Join(proj, "home", "state")
+	tmpl, err := os.ReadFile("../../../templates/gemini-turn.sh")
+	if err != nil {
+		b.Fatal(err)
+	}
+	writeGeminiScript(b, proj, geminiScript, string(tmpl))
 	mid, big := 200<<10, 2<<20
-	answered := func(size int) []byte {
-		data := geminiHistory(proj, "bench", size, true)
+	answeredMid, answeredBig := geminiHistory(proj, "bench", mid, true), geminiHistory(proj, "bench", big, true)
+	answeredListing := geminiHistoryListing(proj, "bench-listing", big, true, 24<<10)
+	for _, data := range [][]byte{answeredMid, answeredBig, answeredListing} {
 		pl, _ := scanGemini(data)
 		if err := setLatch(latchDir(env("XDG_STATE_HOME", state), compressionLatches), geminiLatchName(pl), "bench", time.Now()); err != nil && !errors.Is(err, errLatched) {
 			b.Fatal(err)
 		}
-		return data
 	}
 	quietMid, quietBig := geminiHistory(proj, "bench", mid, false), geminiHistory(proj, "bench", big, false)
 	cases := []*geminiHookCase{
-		{name: "/bin/true, 2 MB", cmd: "/bin/true", path: bin, payload: quietBig},
-		{name: "start only, no payload", cmd: filepath.Join(bin, "nowhook-reminder") + " --gemini-turn --timeout 5s", path: bin},
-		{name: "quiet, 200 KB", cmd: wrapper, path: bin, payload: quietMid},
-		{name: "quiet, 2 MB", cmd: wrapper, path: bin, payload: quietBig},
-		{name: "answered, 200 KB", cmd: wrapper, path: bin, payload: answered(mid)},
-		{name: "answered, 2 MB", cmd: wrapper, path: bin, payload: answered(big)},
-		{name: "quiet, 2 MB, no wrapper", cmd: filepath.Join(bin, "nowhook-reminder") + " --gemini-turn --timeout 5s", path: bin, payload: quietBig},
-		{name: "quiet, 2 MB, nowhook only", cmd: wrapper, path: full, payload: quietBig},
-		{name: "quiet, 2 MB, inline", cmd: geminiInline, path: bin, payload: quietBig},
+		{name: "/bin/true, 2 MB", cmd: "/bin/true", payload: quietBig},
+		{name: "bash -c true, 2 MB", cmd: "true", payload: quietBig},
+		{name: "gate, quiet, 200 KB", cmd: geminiGateCommand, payload: quietMid},
+		{name: "gate, quiet, 2 MB", cmd: geminiGateCommand, payload: quietBig},
+		{name: "gate, answered, 200 KB", cmd: geminiGateCommand, payload: answeredMid},
+		{name: "gate, answered, 2 MB", cmd: geminiGateCommand, payload: answeredBig},
+		{name: "gate, quiet, 2 MB, 24 KB 1st", cmd: geminiGateCommand, payload: geminiHistoryListing(proj, "bench", big, false, 24<<10)},
+		{name: "gate, answered, 2 MB, 24 KB 1st", cmd: geminiGateCommand, payload: answeredListing, session: "bench-listing"},
+	}
+	if before := os.Getenv("NOWHOOK_BENCH_GEMINI_BEFORE"); before != "" {
+		old, err := os.ReadFile(before)
+		if err != nil {
+			b.Fatal(err)
+		}
+		writeGeminiScript(b, proj, geminiBeforeScript, string(old))
+		cases = append(cases,
+			&geminiHookCase{name: "before, quiet, 2 MB", cmd: geminiBeforeCommand, payload: quietBig},
+			&geminiHookCase{name: "before, answered, 2 MB", cmd: geminiBeforeCommand, payload: answeredBig})
 	}
 	run := func(c *geminiHookCase) time.Duration {
+		session := cmp.Or(c.session, "bench")
 		cmd := exec.Command("bash", "-c", c.cmd)
 		cmd.Dir = proj
-		cmd.Env = []string{"PATH=" + c.path + ":/usr/bin:/bin", "HOME=" + filepath.Join(proj, "home"), "XDG_STATE_HOME=" + state,
-			"GEMINI_PROJECT_DIR=" + proj, "CLAUDE_PROJECT_DIR=" + proj}
+		cmd.Env = []string{"PATH=" + bin + ":/usr/bin:/bin", "HOME=" + filepath.Join(proj, "home"), "XDG_STATE_HOME=" + state,
+			"GEMINI_PROJECT_DIR=" + proj, "CLAUDE_PROJECT_DIR=" + proj, "GEMINI_SESSION_ID=" + session, "KBS=kbs-not-needed"}
 		cmd.Stdin = bytes.NewReader(c.payload)
 		start := time.Now()
 		out, err := cmd.Output()
@@ -200,8 +235,16 @@ func BenchmarkGeminiHookVsTrue(b *testing.B) {
 		}
 		return d
 	}
-	for _, c := range cases { // warm the page cache
+	// Warm the page cache; the gate's first answered request hands over
+	// once (the runtime's latch is set: it prints nothing) and sets the
+	// gate's latch, as in a session.
+	for _, c := range cases {
 		run(c)
+	}
+	for _, session := range []string{"bench", "bench-listing"} {
+		if _, err := os.Stat(filepath.Join(state, "nowhook", compressionLatches, "gemini-session-"+session)); err != nil {
+			b.Fatalf("the gate set no latch on its first answered request, so the answered cases would not time the gate: %v", err)
+		}
 	}
 	for b.Loop() {
 		for _, c := range cases {
@@ -218,10 +261,10 @@ func BenchmarkGeminiHookVsTrue(b *testing.B) {
 		}
 	}
 	if testing.Verbose() {
-		fmt.Printf("%-28s %10s %10s %10s\n", "case", "median ms", "x true", "+ms")
+		fmt.Printf("%-34s %10s %10s %10s\n", "case", "median ms", "x true", "+ms")
 		for _, c := range cases {
 			m := geminiMedian(c.times)
-			fmt.Printf("%-28s %10.2f %10.2f %+10.2f\n", c.name, float64(m)/1e6, float64(m)/float64(base), float64(m-base)/1e6)
+			fmt.Printf("%-34s %10.2f %10.2f %+10.2f\n", c.name, float64(m)/1e6, float64(m)/float64(base), float64(m-base)/1e6)
 		}
 		fmt.Printf("(%d runs each, alternating; payloads %d and %d bytes)\n", len(cases[0].times), len(quietMid), len(quietBig))
 	}

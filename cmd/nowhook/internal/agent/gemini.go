@@ -15,10 +15,11 @@ import (
 // compression, and its PreCompress hook fires on every turn, its output
 // shown to the user only. But its BeforeModel hook runs before every
 // request with the request's history, and after a compression that
-// history starts from the summary: gemini=reinject (opt-in) runs `nowhook
-// reminder --gemini-turn` there, which adds the reminder to the first
-// request after each compression and prints nothing on every other
-// (measured on 0.61.0). Gemini CLI reads GEMINI.md, not AGENTS.md (unless
+// history starts from the summary: gemini=reinject (the default) runs a
+// gate there, in the hook's own bash, that hands only the first request
+// after each compression to `nowhook reminder --gemini-turn`, which adds
+// the reminder to it; every other request costs bash alone (measured on
+// 0.61.0; templates/gemini-turn.sh). Gemini CLI reads GEMINI.md, not AGENTS.md (unless
 // context.fileName lists it), and a project GEMINI.md goes into the
 // session context that the CLI rebuilds after each compression (both
 // measured on 0.61.0), so the on-demand kbs-now block goes into GEMINI.md
@@ -43,11 +44,19 @@ const GeminiTurnScript = ".gemini/hooks/kanbus-gemini-turn.sh"
 // shell-quote, before bash runs it (0.61.0's hook runner); a path holding
 // a ' or a space and a ! comes out in double quotes with the ! as \!, and
 // bash keeps that backslash, so the command named a folder that does not
-// exist and the hook never ran (v4; TestGeminiReinjectQuotedPath). The
-// braced "${GEMINI_PROJECT_DIR}" is not replaced: bash reads it from the
-// hook's environment, where Gemini CLI sets it to the same directory.
-// Where the script is missing it exits 0 and prints nothing.
-var GeminiTurnCommand = generate.RunIfPresent(`"${GEMINI_PROJECT_DIR}"/` + GeminiTurnScript)
+// exist and the hook never ran (v4). The braced "${GEMINI_PROJECT_DIR}" is
+// not replaced: bash reads it from the hook's environment, where Gemini
+// CLI sets it to the same directory. Gemini CLI runs the command with
+// `bash -c`, and the command sources the script (v6; v5 exec'd it), so that
+// the script's gate decides in that bash, with builtins only, that a request
+// follows no new compression, and no program starts on it
+// (templates/gemini-turn.sh). Where the script is missing it exits 0 and
+// prints nothing.
+var GeminiTurnCommand = geminiSource(`"${GEMINI_PROJECT_DIR}"/` + GeminiTurnScript)
+
+// geminiSource is the command that sources the script at path (spelled as
+// the shell reads it) where it is readable, and otherwise exits 0.
+func geminiSource(path string) string { return "[ ! -r " + path + " ] || . " + path }
 
 // GeminiTurnSettings is the schema of .gemini/settings.json for that hook:
 // a matcher group under hooks.BeforeModel. Not Strict: Gemini CLI strips
@@ -84,18 +93,17 @@ var (
 var gemini = &Agent{
 	Name:    "gemini",
 	Title:   "Gemini CLI",
-	Default: OnDemand,
+	Default: Reinject,
 	Modes: []ModeSpec{
 		{Mode: OnDemand, Words: "on demand: GEMINI.md, which Gemini CLI reads, and AGENTS.md teach the agent to run kbs now",
 			Artifacts: append([]Artifact{geminiBlock}, onDemandOnly()...)},
-		{Mode: Reinject, Words: "re-inject (opt-in): a BeforeModel hook adds the work in progress to the first request after each compression, once; GEMINI.md and AGENTS.md teach kbs now as well",
+		{Mode: Reinject, Words: "re-inject: a BeforeModel hook adds the work in progress to the first request after each compression, once, and exits in bash on every other request; GEMINI.md and AGENTS.md teach kbs now as well",
 			Artifacts: append([]Artifact{geminiTurnHook, geminiTurn, geminiBlock}, onDemandOnly()...)},
 	},
 	Refused: map[Mode]string{
 		Nudge: "Gemini CLI's PreCompress hook fires on every turn, compressing or not, so its message would come at every turn, not before a compression",
 	},
-	Reinject: "yes: a BeforeModel hook runs before every request and adds the reminder to the first request after each compression, once, which it knows by the summary the history then starts from, since " + geminiNoEvent + "; opt-in (`gemini=reinject`): proven on Gemini CLI 0.61.0 in the e2e tests, the default after more measurements",
-	OptIn:    "re-inject is opt-in (--agents gemini=reinject) until it is measured on more than Gemini CLI 0.61.0",
+	Reinject: "yes: a BeforeModel hook runs before every request and adds the reminder to the first request after each compression, once, which it knows by the summary the history then starts from, since " + geminiNoEvent + "; its gate passes every other request in bash alone, at about the cost of a /bin/true hook (proven on Gemini CLI 0.61.0 in the e2e tests, measured by scripts/bench-gemini.sh)",
 	Markers:  []string{".gemini", GeminiContextFile},
 	Binaries: []string{"gemini"},
 	Reads: Reads{
@@ -118,7 +126,7 @@ var gemini = &Agent{
 		},
 	},
 	Doctor: Doctor{
-		Quirks: []Check{geminiMigratedCheck, geminiContextCheck},
+		Quirks: []Check{geminiMigratedCheck, geminiContextCheck, geminiGateCheck},
 		Loads:  geminiContextFiles,
 	},
 	// Measured on 0.61.0: started in sub/deeper of a repository whose root

@@ -456,7 +456,7 @@ var wrongEventCheck = checkFunc{"inject-event", func(d *doctor, a *agent) []Find
 			switch {
 			case a.p.Refused[agentpkg.Reinject] != "":
 				fix += "; " + d.setupFix(a.p.Name) + " teaches `kbs now` in " + joinFiles(onDemandFiles(a.p)) + " instead"
-			case opt && a.p.Default != agentpkg.Reinject:
+			case opt && (a.p.Default != agentpkg.Reinject || hook.File.Event != "SessionStart"):
 				fix += "; " + d.setupFix(a.p.ArgFor(agentpkg.Reinject)) + " installs nowhook's " + hook.File.Event + " hook, which prints only after a compression"
 			default:
 				fix += "; " + d.setupFix(a.p.Name) + " installs the SessionStart compact hook"
