@@ -275,6 +275,9 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 	if o.check {
 		return checkSetup(o, pl, trusting, projectShow(root), io)
 	}
+	if err := pl.Refusal(); err != nil {
+		return refused(err)
+	}
 	if o.dryRun {
 		if !pl.WriteDiff(io.out, o.fullDiff) {
 			fmt.Fprintln(io.out, "No changes.")

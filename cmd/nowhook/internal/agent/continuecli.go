@@ -14,6 +14,7 @@ const continueReason = "Continue CLI loads hooks from .continue/settings.json an
 // message's userRules).
 var continueReads = Reads{
 	Client: "Continue CLI 1.5.47",
+	Walk:   StartOnly,
 	Where:  "the folder the session starts in only (a session started in a sub-folder reads no instruction file, not even the root's)",
 	Files: []Instruction{
 		{File: "AGENTS.md", Known: "measured: in the system message; the first of AGENTS.md, AGENT.md and CLAUDE.md wins",

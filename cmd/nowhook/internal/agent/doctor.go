@@ -28,11 +28,6 @@ type Doctor struct {
 	// the live runs of the checkpoint (Checkpoint); nil where doctor
 	// cannot write one (its checkpoint row then says so).
 	Transcript *Transcript
-	// Loads, for an agent whose settings name the instruction files it
-	// reads (Gemini CLI's context.fileName), returns those files, from its
-	// hook files (which are its settings), and where the list comes from;
-	// nil where Reads says it all.
-	Loads func(files []*diag.HookFile) (names []string, source string)
 	// Proved: `nowhook doctor --prove` drives the agent's real client
 	// against a mock model (package prove has a driver for it; prove's
 	// tests check that the two agree). Doctor's client row sends a client

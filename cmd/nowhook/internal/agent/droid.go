@@ -63,8 +63,9 @@ var (
 // droidReads, measured on 0.225.2 (droid exec against a mock; the first
 // request's "Project Instructions").
 var droidReads = Reads{
-	Client: "Factory Droid 0.225.2",
-	Where:  "the session's folder and each folder above it (a session started in a sub-folder reads the root's files too, closest first)",
+	Client:       "Factory Droid 0.225.2",
+	ClosestFirst: true,
+	Where:        "the session's folder and each folder above it (a session started in a sub-folder reads the root's files too, closest first)",
 	Files: []Instruction{
 		{File: ClaudeContextFile, Known: "measured: in the first request, before AGENTS.md, and again after a compaction"},
 		{File: "AGENTS.md", Known: "measured: in the first request beside CLAUDE.md, and again after a compaction"},

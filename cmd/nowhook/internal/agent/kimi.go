@@ -35,6 +35,7 @@ var kimi = &Agent{
 	Binaries: []string{"kimi"},
 	Reads: Reads{
 		Client: "Kimi Code CLI (vendor docs, moonshotai.github.io/kimi-cli read 2026-12-01; not run)",
+		Walk:   StartOnly,
 		Where:  "the working directory the session starts in",
 		Files: []Instruction{
 			{File: "AGENTS.md", Known: "vendor docs and source: AGENTS.md (else agents.md) of the working directory, read at session start into the system prompt (KIMI_AGENTS_MD)"},

@@ -90,6 +90,10 @@ type Options struct {
 	Live bool
 	// Version is nowhook's version line, for the nowhook row.
 	Version string
+	// Start is doctor --from: the one folder whose sessions are judged
+	// (absolute, inside Root). "": the root and every folder where a
+	// session plausibly starts (agentpkg.StartFolders), From among them.
+	Start string
 }
 
 // A check is one named unit of doctor (chezmoi's doctor check): Run looks
@@ -140,6 +144,9 @@ func agentChecks(p *agentpkg.Agent) []check {
 		cs = append(cs, clientCheck{})
 	}
 	cs = append(cs, reachCheck)
+	if row := p.Reads.BudgetRow(); row != "" {
+		cs = append(cs, budgetCheck{row})
+	}
 	if entries || len(p.Hooks.WrongEvents) > 0 {
 		cs = append(cs, hookFilesCheck)
 	}
@@ -243,6 +250,12 @@ func (d *doctor) run(c check, a *agent, name string) []Finding {
 		if a != nil {
 			f.Agent = a.p.Name
 		}
+		switch {
+		case d.only != "":
+			f.From = d.only
+		case f.From == "":
+			f.From = "."
+		}
 		// Setup refuses to edit a file it cannot read as the agent does:
 		// a fix that runs it comes after the hooks-file row's.
 		if refused != nil && strings.HasPrefix(f.Fix, "nowhook setup --yes") {
@@ -294,12 +307,29 @@ type doctor struct {
 	kanbus   detect.Kanbus
 	agentsMD *mdFile // the file of the on-demand block every agent shares
 	slow     slowResults
+	// only is doctor --from's folder, relative to the root ("." for it),
+	// the one start folder judged; "" for the root and every start folder.
+	only string
+	// wd is the working directory where it lies inside the root, else "".
+	wd string
+	// starts are the folders below the root judged besides it, and files
+	// the repository as the agents' judgements see it (folders.go).
+	starts []string
+	files  agentpkg.Files
+	rows   map[*agent][]Finding
 }
 
 func newDoctor(o Options) *doctor {
 	d := &doctor{root: o.Root, from: o.Root, env: o.Env, limit: o.LiveLimit, live: o.Live, version: o.Version}
 	if o.From != "" && (o.From == o.Root || within(o.Root, o.From)) {
 		d.from, d.fromWD = o.From, true
+	}
+	if d.fromWD {
+		d.wd = o.From
+	}
+	if o.Start != "" {
+		d.from, d.fromWD = o.Start, true
+		d.only = relFolder(o.Root, o.Start)
 	}
 	if d.env == nil {
 		d.env = os.Environ()
@@ -357,6 +387,7 @@ type ourSpec struct {
 
 // scan reads every platform's hook files and finds our entries.
 func (d *doctor) scan() {
+	d.scanFolders()
 	d.kanbus = detect.DetectKanbusFrom(d.root, d.from)
 	d.agentsMD = readMD(d.root, agentpkg.OnDemandBlock.File)
 	for _, fa := range agentpkg.Detect(d.root) {
@@ -460,6 +491,19 @@ func (d *doctor) setupFix(agents string, extra ...string) string {
 		s += " " + e
 	}
 	return s + d.dirFlag
+}
+
+// setupIn is the setup command that sets agents up in the start folder
+// from (relative to the root) as a repository of its own, with --dir as
+// the user types it from the working directory.
+func (d *doctor) setupIn(from, agents string) string {
+	dir := filepath.Join(d.root, filepath.FromSlash(from))
+	if d.wd != "" {
+		if rel, err := filepath.Rel(d.wd, dir); err == nil {
+			dir = filepath.ToSlash(rel)
+		}
+	}
+	return "nowhook setup" + d.scopeArg + " --yes --agents " + agents + " --dir " + diag.ShellQuote(dir)
 }
 
 // budget is the time the installed wrapper gives kbs: its --timeout, else

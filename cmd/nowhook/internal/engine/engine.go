@@ -18,6 +18,7 @@ import (
 	"io"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 )
 
 // Target is an agent and the state it should end up in: Mode ("" for
@@ -54,6 +55,9 @@ type Plan struct {
 	rec    *record
 	agents []*agentPlan
 	s      *session
+	// verdict is doctor's verdict on what the agents read, as the plan
+	// leaves the files (vet.go).
+	verdict []diag.Finding
 }
 
 // Reconcile plans the request and checks that the plan can be written
@@ -64,18 +68,18 @@ func Reconcile(req Request) (*Plan, error) {
 		rec = loadRecord(req.Root)
 	}
 	s := &session{Request: req, rec: rec, others: inUse(req.Root, rec, req.Targets, req.Found), modes: setUpModes(req.Root, rec, req.Found)}
-	p := newPlan(req.Root)
-	agents, err := s.reconcile(p)
-	if err == nil {
-		err = s.vet(p, agents)
+	if !req.User {
+		s.starts = agent.StartFolders(req.Root)
 	}
+	p := s.newPlan()
+	agents, err := s.reconcile(p)
 	if err == nil {
 		err = p.check()
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Root: req.Root, user: req.User, p: p, rec: rec, agents: agents, s: s}, nil
+	return &Plan{Root: req.Root, user: req.User, p: p, rec: rec, agents: agents, s: s, verdict: s.vet(p)}, nil
 }
 
 // Changed reports whether writing the plan changes anything.

@@ -92,6 +92,9 @@ type plan struct {
 	// targets remembers what target found: nothing is written while a
 	// plan is made, and the reconcile asks again and again (sameBlock).
 	targets map[string]resolved
+	// starts are the folders below the root where a session plausibly
+	// starts (agent.StartFolders), found once per reconcile.
+	starts []string
 }
 
 type resolved struct {
