@@ -272,10 +272,17 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 	if err != nil {
 		return refused(err)
 	}
+	v, err := judgePlan(root, pl, targets)
+	if err != nil {
+		return failedUntouched(err)
+	}
 	if o.check {
-		return checkSetup(o, pl, trusting, projectShow(root), io)
+		return checkSetup(o, pl, v, trusting, projectShow(root), io)
 	}
 	if err := pl.Refusal(); err != nil {
+		return refused(err)
+	}
+	if err := v.others(pl).refusal(); err != nil {
 		return refused(err)
 	}
 	if o.dryRun {

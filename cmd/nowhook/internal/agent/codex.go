@@ -683,6 +683,31 @@ func startCodexTrust(ctx context.Context, v View) func() []diag.Finding {
 	}
 }
 
+// codexCapTrust is the trust row of a Codex set up without a hook of ours
+// (codex=ondemand) where the project's .codex/config.toml sets
+// project_doc_max_bytes: Codex takes that cap only from a project it
+// trusts (measured on 0.171.0), so the trust decides which cap the
+// agents-md-cap row judges the block under.
+func codexCapTrust(v View) []diag.Finding {
+	user, project := codexLayers(v)
+	n, ok := project.Doc["project_doc_max_bytes"].(int64)
+	if !ok || v.Mode() == "" {
+		return nil
+	}
+	root := v.Root()
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	if trusted, _ := codexProjectTrust(user, root); trusted {
+		return []diag.Finding{{Path: user.show,
+			Message: fmt.Sprintf("Codex trusts the project (%s), so project_doc_max_bytes = %d in %s counts", user.show, n, project.show)}}
+	}
+	_, state := codexProjectTrust(user, root)
+	return []diag.Finding{{Severity: diag.Info, Path: user.show,
+		Message: fmt.Sprintf("project_doc_max_bytes = %d in %s does not count: Codex ignores the project's config.toml until it trusts the project, and %s; the agents-md-cap row judges the kbs-now block under the cap that counts", n, project.show, state),
+		Fix:     fmt.Sprintf("trust the project: add [projects.%s] with trust_level = \"trusted\" to %s (Codex asks when started here)", codexpkg.TOMLKey(root), user.show)}}
+}
+
 // codexNotInstalled makes the trust rows of a machine without codex
 // info: no Codex here skips the hook, and each user with Codex trusts it
 // on their own machine; the fix installs the pinned Codex first.
@@ -707,7 +732,7 @@ func codexNotInstalled(fs []diag.Finding) []diag.Finding {
 func codexTrust(v View, listing *codexListing, skipped string) []diag.Finding {
 	ours := codexOurHandlers(v.Agent(), v.HookFiles(), true)
 	if len(ours) == 0 {
-		return nil
+		return codexCapTrust(v)
 	}
 	fix := v.SetupFix(v.Agent().ArgFor(v.Mode()), "--trust-codex")
 	var out []diag.Finding

@@ -31,6 +31,7 @@ import (
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/engine"
 	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/generate"
 	"github.com/nowhook/nowhook/scripts"
@@ -219,7 +220,15 @@ func Run(ctx context.Context, o Options) Report {
 // this process's). Setup calls it after writing, to warn about everything
 // doctor would call an error in the files of the agents it just set up.
 func Static(root string, agents []string, env []string) []Finding {
+	return StaticIn(root, agents, env, nil)
+}
+
+// StaticIn is Static for agents set up in the modes given (by name), as a
+// plan leaves them, where doctor would otherwise take them from the record
+// of what setup set up (which the plan has not written yet).
+func StaticIn(root string, agents []string, env []string, modes map[string]agentpkg.Mode) []Finding {
 	d := newDoctor(Options{Root: root, Env: env})
+	d.modes = modes
 	d.scan()
 	var out []Finding
 	for _, name := range agents {
@@ -307,6 +316,8 @@ type doctor struct {
 	kanbus   detect.Kanbus
 	agentsMD *mdFile // the file of the on-demand block every agent shares
 	slow     slowResults
+	// modes, where set, are the modes of agents by name (StaticIn).
+	modes map[string]agentpkg.Mode
 	// only is doctor --from's folder, relative to the root ("." for it),
 	// the one start folder judged; "" for the root and every start folder.
 	only string
@@ -390,7 +401,9 @@ func (d *doctor) scan() {
 	d.scanFolders()
 	d.kanbus = detect.DetectKanbusFrom(d.root, d.from)
 	d.agentsMD = readMD(d.root, agentpkg.OnDemandBlock.File)
-	for _, fa := range agentpkg.Detect(d.root) {
+	found := agentpkg.Detect(d.root)
+	modes := engine.Modes(d.root, found)
+	for _, fa := range found {
 		a := &agent{p: fa.Agent, evidence: fa.Evidence}
 		for _, path := range a.p.Hooks.Files {
 			abs, user := d.expand(path)
@@ -399,7 +412,10 @@ func (d *doctor) scan() {
 			}
 		}
 
-		a.mode = a.p.InstalledIn(d.root, len(a.evidence) > 0).Mode
+		a.mode = modes[a.p]
+		if m, ok := d.modes[a.p.Name]; ok {
+			a.mode = m
+		}
 		for _, mh := range a.p.HookEntries() {
 			a.specs = append(a.specs, a.spec(mh.Mode, mh.Hook))
 		}
