@@ -60,22 +60,33 @@ func judgePlan(root string, pl *engine.Plan, targets []engine.Target) (verdict, 
 		modes[t.Agent.Name] = t.Mode
 	}
 	env := os.Environ()
-	now := errorsOf(doctor.Static(root, names, env))
-	shadow, remove, err := pl.Shadow()
-	if err != nil {
-		return verdict{}, fmt.Errorf("judging the plan: %w", err)
-	}
-	defer remove()
+	now := errorsOf(doctor.StaticWith(root, names, env, doctor.StaticOptions{Starts: pl.StartFolders(), Found: true}))
 	made := folderRows(names)
 	var after []diag.Finding
-	for _, f := range errorsOf(doctor.StaticIn(shadow, names, env, modes)) {
-		if made[f.Check] {
-			continue
+	if !pl.Changed() {
+		// The shadow would be the repository itself.
+		for _, f := range now {
+			if !made[f.Check] {
+				after = append(after, f)
+			}
 		}
-		f.Message = strings.ReplaceAll(f.Message, shadow, root)
-		f.Fix = strings.ReplaceAll(f.Fix, shadow, root)
-		f.Path = strings.ReplaceAll(f.Path, shadow, root)
-		after = append(after, f)
+	} else {
+		shadow, remove, err := pl.Shadow()
+		if err != nil {
+			return verdict{}, fmt.Errorf("judging the plan: %w", err)
+		}
+		defer remove()
+		// The rows of the start folders come from the plan's own verdict:
+		// the shadow's are left out, and its folders not looked for.
+		for _, f := range errorsOf(doctor.StaticWith(shadow, names, env, doctor.StaticOptions{Modes: modes, Found: true})) {
+			if made[f.Check] {
+				continue
+			}
+			f.Message = strings.ReplaceAll(f.Message, shadow, root)
+			f.Fix = strings.ReplaceAll(f.Fix, shadow, root)
+			f.Path = strings.ReplaceAll(f.Path, shadow, root)
+			after = append(after, f)
+		}
 	}
 	for _, f := range pl.Verdict() {
 		if f.Severity == diag.Error {

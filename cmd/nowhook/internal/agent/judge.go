@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/generate"
@@ -360,11 +361,54 @@ func (j Judgement) Teaches() []string {
 // block is where the kbs-now block lies in a file, when it has one.
 func (j Judgement) block(file string) (generate.BlockSpan, bool) {
 	b, _ := j.files.Read(file)
-	if !OnDemandBlock.Present(b) {
-		return generate.BlockSpan{}, false
+	return kbsNowSpan(b)
+}
+
+// parsed remembers, by a file's content, where its kbs-now block and
+// nowhook's blocks lie: the judgements of every agent and start folder
+// look at the same few files, in plan after plan.
+var parsed = struct {
+	sync.Mutex
+	spans map[string]spans
+}{spans: map[string]spans{}}
+
+type spans struct {
+	kbsNow generate.BlockSpan
+	has    bool
+	ours   [][2]int
+}
+
+// spansOf parses md once.
+func spansOf(md []byte) spans {
+	if !bytes.Contains(md, []byte("nowhook:")) {
+		return spans{}
 	}
-	span, found, err := generate.FindBlock(b, OnDemandBlock.Block.Name)
-	return span, found && err == nil
+	key := string(md)
+	parsed.Lock()
+	sp, ok := parsed.spans[key]
+	parsed.Unlock()
+	if ok {
+		return sp
+	}
+	if OnDemandBlock.Present(md) {
+		if span, found, err := generate.FindBlock(md, OnDemandBlock.Block.Name); found && err == nil {
+			sp.kbsNow, sp.has = span, true
+		}
+	}
+	sp.ours = findOurs(md)
+	parsed.Lock()
+	if len(parsed.spans) > 512 {
+		parsed.spans = map[string]spans{}
+	}
+	parsed.spans[key] = sp
+	parsed.Unlock()
+	return sp
+}
+
+// kbsNowSpan is where md's kbs-now block lies, when it has a current one.
+func kbsNowSpan(md []byte) (generate.BlockSpan, bool) {
+	sp := spansOf(md)
+	return sp.kbsNow, sp.has
 }
 
 // Offset is where in the text the agent reads, all files joined in order,
@@ -407,7 +451,9 @@ var (
 )
 
 // oursSpans are the byte spans of nowhook's blocks in md, markers included.
-func oursSpans(md []byte) [][2]int {
+func oursSpans(md []byte) [][2]int { return spansOf(md).ours }
+
+func findOurs(md []byte) [][2]int {
 	var out [][2]int
 	for _, m := range anyBeginRE.FindAllSubmatchIndex(md, -1) {
 		name := md[m[2]:m[3]]
@@ -436,11 +482,41 @@ func oursWithin(md []byte, n int) int {
 // taken out, and a file that held nothing but them gone (unless the record
 // says it was the user's). It is what the team's own files alone make an
 // agent read, to tell what nowhook's blocks cost them.
-func Bare(f Files) Files { return bareFiles{f} }
+func Bare(f Files) Files {
+	if v, ok := f.(interface{ BareView() Files }); ok {
+		return v.BareView()
+	}
+	return BareOf(f)
+}
 
-type bareFiles struct{ Files }
+// BareOf is a new Bare view of f, for a Files that keeps its own (its
+// BareView method).
+func BareOf(f Files) Files { return &bareFiles{Files: f} }
 
-func (b bareFiles) Read(p string) ([]byte, bool) {
+type bareFiles struct {
+	Files
+	mu    sync.Mutex
+	reads map[string][]byte
+}
+
+func (b *bareFiles) Read(p string) ([]byte, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c, ok := b.reads[p]; ok {
+		return c, c != nil
+	}
+	c, ok := b.read(p)
+	if ok && c == nil {
+		c = []byte{}
+	}
+	if b.reads == nil {
+		b.reads = map[string][]byte{}
+	}
+	b.reads[p] = c
+	return c, ok
+}
+
+func (b *bareFiles) read(p string) ([]byte, bool) {
 	c, ok := b.Files.Read(p)
 	if !ok {
 		return nil, false
@@ -457,7 +533,7 @@ func (b bareFiles) Read(p string) ([]byte, bool) {
 	return out, true
 }
 
-func (b bareFiles) List(dir string) []string {
+func (b *bareFiles) List(dir string) []string {
 	l, ok := b.Files.(Lister)
 	if !ok {
 		return nil
@@ -471,7 +547,7 @@ func (b bareFiles) List(dir string) []string {
 	return out
 }
 
-func (b bareFiles) Site() (string, []string) {
+func (b *bareFiles) Site() (string, []string) {
 	if s, ok := b.Files.(Sited); ok {
 		return s.Site()
 	}

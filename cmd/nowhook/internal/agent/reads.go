@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/generate"
@@ -281,6 +282,21 @@ type dirFiles struct {
 	env    []string
 	envSet bool
 	kept   func(rel string) bool
+	// reads keeps what Read found, bareView the Bare view of these files:
+	// one judgement per agent and start folder reads the same few files
+	// again and again.
+	mu       sync.Mutex
+	reads    map[string][]byte
+	bareView Files
+}
+
+func (d *dirFiles) BareView() Files {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.bareView == nil {
+		d.bareView = &bareFiles{Files: d}
+	}
+	return d.bareView
 }
 
 func (d *dirFiles) Kept(p string) bool { return d.kept != nil && d.kept(p) }
@@ -288,8 +304,22 @@ func (d *dirFiles) Kept(p string) bool { return d.kept != nil && d.kept(p) }
 func (d *dirFiles) abs(p string) string { return filepath.Join(d.root, filepath.FromSlash(p)) }
 
 func (d *dirFiles) Read(p string) ([]byte, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if b, ok := d.reads[p]; ok {
+		return b, b != nil
+	}
 	b, err := os.ReadFile(d.abs(p))
-	return b, err == nil
+	if err != nil {
+		b = nil
+	} else if b == nil {
+		b = []byte{}
+	}
+	if d.reads == nil {
+		d.reads = map[string][]byte{}
+	}
+	d.reads[p] = b
+	return b, b != nil
 }
 
 func (d *dirFiles) Same(a, b string) bool {

@@ -220,15 +220,29 @@ func Run(ctx context.Context, o Options) Report {
 // this process's). Setup calls it after writing, to warn about everything
 // doctor would call an error in the files of the agents it just set up.
 func Static(root string, agents []string, env []string) []Finding {
-	return StaticIn(root, agents, env, nil)
+	return StaticWith(root, agents, env, StaticOptions{})
 }
 
-// StaticIn is Static for agents set up in the modes given (by name), as a
-// plan leaves them, where doctor would otherwise take them from the record
-// of what setup set up (which the plan has not written yet).
-func StaticIn(root string, agents []string, env []string, modes map[string]agentpkg.Mode) []Finding {
+// StaticOptions are what setup knows already when it asks doctor's file
+// checks about a plan.
+type StaticOptions struct {
+	// Modes are the modes of agents by name, as a plan leaves them, where
+	// doctor would otherwise take them from the record of what setup set
+	// up (which the plan has not written yet).
+	Modes map[string]agentpkg.Mode
+	// Starts, where Found, are the start folders below the root (setup
+	// found them already; a shadow of the repository has none to find).
+	Starts []string
+	Found  bool
+}
+
+// StaticWith is Static with what setup knows already.
+func StaticWith(root string, agents []string, env []string, o StaticOptions) []Finding {
 	d := newDoctor(Options{Root: root, Env: env})
-	d.modes = modes
+	d.modes = o.Modes
+	if o.Found {
+		d.starts, d.startsGiven = o.Starts, true
+	}
 	d.scan()
 	var out []Finding
 	for _, name := range agents {
@@ -316,8 +330,10 @@ type doctor struct {
 	kanbus   detect.Kanbus
 	agentsMD *mdFile // the file of the on-demand block every agent shares
 	slow     slowResults
-	// modes, where set, are the modes of agents by name (StaticIn).
-	modes map[string]agentpkg.Mode
+	// modes, where set, are the modes of agents by name (StaticWith);
+	// startsGiven says starts were given, not to be found.
+	modes       map[string]agentpkg.Mode
+	startsGiven bool
 	// only is doctor --from's folder, relative to the root ("." for it),
 	// the one start folder judged; "" for the root and every start folder.
 	only string

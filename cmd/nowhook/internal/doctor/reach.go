@@ -27,7 +27,9 @@ func (d *doctor) scanFolders() {
 		d.files = agentpkg.DirFilesFrom(d.root, nil, d.env, engine.RecordKept(d.root))
 		return
 	}
-	d.starts = agentpkg.StartFolders(d.root)
+	if !d.startsGiven {
+		d.starts = agentpkg.StartFolders(d.root)
+	}
 	if d.fromWD && d.from != d.root {
 		if wd := relFolder(d.root, d.from); wd != "." && !slices.Contains(d.starts, wd) {
 			d.starts = append(d.starts, wd)

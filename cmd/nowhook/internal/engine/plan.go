@@ -89,12 +89,37 @@ type plan struct {
 	// dirNames maps each folder of rmdirs to the name it has in the
 	// repository (.claude/hooks where .claude links elsewhere).
 	dirNames map[string]string
-	// targets remembers what target found: nothing is written while a
-	// plan is made, and the reconcile asks again and again (sameBlock).
-	targets map[string]resolved
 	// starts are the folders below the root where a session plausibly
 	// starts (agent.StartFolders), found once per reconcile.
 	starts []string
+	// disk remembers what target found and what the files are on disk,
+	// for every plan of one reconcile (nothing is written while they are
+	// made): the reconcile asks again and again (sameBlock), and the
+	// judgements of what the agents read ask for the same files in plan
+	// after plan.
+	disk *diskCache
+	// bare is the Bare view of the plan's files, once asked (vet, after
+	// the plan is made).
+	bare map[bool]agent.Files
+}
+
+// diskCache is what target found for a name, and what a file holds on disk.
+type diskCache struct {
+	targets map[string]resolved
+	files   map[string]onDisk
+	lists   map[string][]string
+}
+
+// onDisk is a file as file found it.
+type onDisk struct {
+	old     []byte
+	existed bool
+	mode    fs.FileMode
+	err     error
+}
+
+func newDiskCache() *diskCache {
+	return &diskCache{targets: map[string]resolved{}, files: map[string]onDisk{}, lists: map[string][]string{}}
 }
 
 type resolved struct {
@@ -103,18 +128,45 @@ type resolved struct {
 }
 
 func newPlan(root string) *plan {
-	return &plan{root: root, byPath: map[string]*change{}, dirNames: map[string]string{}, targets: map[string]resolved{}}
+	return &plan{root: root, byPath: map[string]*change{}, dirNames: map[string]string{}, disk: newDiskCache()}
 }
 
 // target is the file that rel, relative to the root, really names
 // (resolve).
 func (p *plan) target(rel string) (string, error) {
-	if t, ok := p.targets[rel]; ok {
+	if t, ok := p.disk.targets[rel]; ok {
 		return t.path, t.err
 	}
 	path, err := resolve(filepath.Join(p.root, filepath.FromSlash(rel)))
-	p.targets[rel] = resolved{path, err}
+	p.disk.targets[rel] = resolved{path, err}
 	return path, err
+}
+
+// read is the file target on disk.
+func (p *plan) read(target string) onDisk {
+	if f, ok := p.disk.files[target]; ok {
+		return f
+	}
+	var f onDisk
+	info, err := os.Stat(target)
+	switch {
+	case err == nil && info.IsDir():
+		f.err = errors.New("is a directory, where nowhook expects a file; move it away, then run nowhook again")
+	case err == nil && !info.Mode().IsRegular():
+		f.err = errors.New("is not a regular file; replace it with a file, then run nowhook again")
+	case err == nil:
+		b, err := os.ReadFile(target)
+		if err != nil {
+			f.err = fmt.Errorf("cannot be read: %w; fix its permissions, then run nowhook again", err)
+		} else {
+			f.old, f.existed, f.mode = b, true, info.Mode().Perm()
+		}
+	case errors.Is(err, fs.ErrNotExist):
+	default:
+		f.err = err
+	}
+	p.disk.files[target] = f
+	return f
 }
 
 // file returns the change for rel, reading the file on first use.
@@ -127,21 +179,12 @@ func (p *plan) file(rel string) (*change, error) {
 		return c, nil
 	}
 	c := &change{rel: rel, target: target, mode: 0o644}
-	info, err := os.Stat(target)
-	switch {
-	case err == nil && info.IsDir():
-		return nil, fmt.Errorf("%s: is a directory, where nowhook expects a file; move it away, then run nowhook again", rel)
-	case err == nil && !info.Mode().IsRegular():
-		return nil, fmt.Errorf("%s: is not a regular file; replace it with a file, then run nowhook again", rel)
-	case err == nil:
-		b, err := os.ReadFile(target)
-		if err != nil {
-			return nil, fmt.Errorf("%s: cannot be read: %w; fix its permissions, then run nowhook again", rel, err)
-		}
-		c.old, c.existed, c.mode, c.oldMode = b, true, info.Mode().Perm(), info.Mode().Perm()
-	case errors.Is(err, fs.ErrNotExist):
-	default:
-		return nil, fmt.Errorf("%s: %w", rel, err)
+	d := p.read(target)
+	if d.err != nil {
+		return nil, fmt.Errorf("%s: %w", rel, d.err)
+	}
+	if d.existed {
+		c.old, c.existed, c.mode, c.oldMode = d.old, true, d.mode, d.mode
 	}
 	c.next = c.old
 	p.byPath[target] = c

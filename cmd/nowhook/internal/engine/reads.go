@@ -59,10 +59,15 @@ func RecordKept(root string) func(rel string) bool {
 // before, as it was): those on disk and those the plan creates, less those
 // it deletes.
 func (f planFiles) List(dir string) []string {
-	names := agent.ListDir(filepath.Join(f.p.root, filepath.FromSlash(dir)))
+	names, ok := f.p.disk.lists[dir]
+	if !ok {
+		names = agent.ListDir(filepath.Join(f.p.root, filepath.FromSlash(dir)))
+		f.p.disk.lists[dir] = names
+	}
 	if f.before {
 		return names
 	}
+	names = slices.Clone(names)
 	for _, c := range f.p.changes {
 		if path.Dir(c.rel) == dir && c.touched && !c.remove && !slices.Contains(names, path.Base(c.rel)) {
 			names = append(names, path.Base(c.rel))
@@ -75,6 +80,20 @@ func (f planFiles) List(dir string) []string {
 		}
 	}
 	return out
+}
+
+// BareView is the plan's files as they would be without nowhook's blocks
+// (agent.Bare), made once per plan: vet asks for them from every folder.
+func (f planFiles) BareView() agent.Files {
+	if f.p.bare == nil {
+		f.p.bare = map[bool]agent.Files{}
+	}
+	if b, ok := f.p.bare[f.before]; ok {
+		return b
+	}
+	b := agent.BareOf(f)
+	f.p.bare[f.before] = b
+	return b
 }
 
 // Site is the repository's root and this process's environment.

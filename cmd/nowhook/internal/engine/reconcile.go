@@ -58,12 +58,18 @@ type session struct {
 	// starts: every judgement of what the agents read is made for the
 	// root and for each of them.
 	starts []string
+	// disk is what the plans of this reconcile found on disk.
+	disk *diskCache
 }
 
 // newPlan is an empty plan of the session's repository.
 func (s *session) newPlan() *plan {
 	p := newPlan(s.Root)
 	p.starts = s.starts
+	if s.disk == nil {
+		s.disk = p.disk
+	}
+	p.disk = s.disk
 	return p
 }
 

@@ -86,3 +86,7 @@ func (pl *Plan) Refusal() error {
 	}
 	return fmt.Errorf("%s", strings.Join(parts, "\n"))
 }
+
+// StartFolders are the folders below the root where a session plausibly
+// starts, as the reconcile found them.
+func (pl *Plan) StartFolders() []string { return pl.s.starts }
