@@ -41,9 +41,15 @@ func TestReadsFoldersProbe(t *testing.T) {
 			{[]string{"AGENTS.md", ".claude/CLAUDE.md"}, []string{"pkg"}},
 			{[]string{"AGENTS.md", "pkg/.claude/CLAUDE.md"}, []string{"pkg"}},
 			{[]string{"AGENTS.md", "other/CLAUDE.md"}, []string{"pkg"}},
+			{[]string{"AGENTS.md", "CLAUDE.local.md"}, []string{".", "pkg"}},
+			{[]string{"AGENTS.md", "pkg/CLAUDE.local.md"}, []string{"pkg"}},
+			{[]string{"CLAUDE.md=@docs/rules.md", "docs/rules.md"}, []string{".", "pkg"}},
+			{[]string{"AGENTS.md=@docs/rules.md", "docs/rules.md"}, []string{".", "pkg"}},
+			{[]string{"AGENTS.md", "pkg/CLAUDE.md=@../docs/rules.md", "docs/rules.md"}, []string{"pkg"}},
 		},
 		"codex": {
 			{[]string{"AGENTS.md", "pkg/AGENTS.md"}, []string{".", "pkg", "pkg/sub"}},
+			{[]string{"CLAUDE.md", "pkg/AGENTS.md"}, []string{"pkg"}},
 			{[]string{"AGENTS.md", "pkg/AGENTS.override.md", "pkg/AGENTS.md"}, []string{"pkg"}},
 			{[]string{"pkg/AGENTS.md"}, []string{"."}},
 		},
@@ -291,4 +297,44 @@ func TestReadsGeminiFileNameProbe(t *testing.T) {
 			t.Logf("GFPROBE %s (context.fileName %s in the %s settings, start %s) -> first request has %v", c.name, c.setting, c.where, c.start, got)
 		})
 	}
+}
+
+// TestReadsBigClaudeMDProbe measures whether Claude Code cuts a CLAUDE.md of
+// more than 40,000 characters, and whether Codex CLI reads the files
+// project_doc_fallback_filenames names.
+//
+//	NOWHOOK_E2E_PROBE=big go test ./cmd/nowhook/e2e/ -run TestReadsBigClaudeMDProbe -v
+func TestReadsBigClaudeMDProbe(t *testing.T) {
+	if os.Getenv("NOWHOOK_E2E_PROBE") != "big" {
+		t.Skip("probe: set NOWHOOK_E2E_PROBE=big")
+	}
+	t.Run("claude-50k", func(t *testing.T) {
+		s := newSandbox(t, kbsFixture)
+		body := "first line " + folderMarker("head") + "\n" + strings.Repeat("filler line of the team's notes, forty-four chars.\n", 1000) + "last line " + folderMarker("tail") + "\n"
+		writeFile(t, filepath.Join(s.repo, "CLAUDE.md"), body, 0o644)
+		writeFile(t, filepath.Join(s.repo, "AGENTS.md"), "agents "+folderMarker("agents")+"\n", 0o644)
+		s.commitAll(t, "probe")
+		b := folderProbeFirst(t, "claude", s, s.repo)
+		t.Logf("BIGPROBE claude CLAUDE.md of %d bytes: head %v tail %v agents %v", len(body), bodyContains(t, b, folderMarker("head")), bodyContains(t, b, folderMarker("tail")), bodyContains(t, b, folderMarker("agents")))
+	})
+	t.Run("codex-fallback", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+		defer cancel()
+		bin := findClient(t, "CODEX_BIN", "codex")
+		s := newSandbox(t, kbsFixture)
+		writeFile(t, filepath.Join(s.repo, "TEAM.md"), "team "+folderMarker("TEAM.md")+"\n", 0o644)
+		writeFile(t, filepath.Join(s.repo, "pkg", "TEAM.md"), "pkg team "+folderMarker("pkg/TEAM.md")+"\n", 0o644)
+		writeFile(t, filepath.Join(s.repo, "pkg", "AGENTS.md"), "pkg agents "+folderMarker("pkg/AGENTS.md")+"\n", 0o644)
+		s.commitAll(t, "probe")
+		m := newPlainResponsesMock(t)
+		home := codexManualHome(t, s, m)
+		cfg, _ := os.ReadFile(filepath.Join(home, "config.toml"))
+		writeFile(t, filepath.Join(home, "config.toml"), "project_doc_fallback_filenames = [\"TEAM.md\"]\n"+string(cfg), 0o644)
+		res := runCmd(t, ctx, codexEnv(s, home), filepath.Join(s.repo, "pkg"), "", bin, "exec", "--strict-config", "--skip-git-repo-check", "hello")
+		if res.err != nil {
+			t.Fatalf("codex exec: %v\n%s%s", res.err, res.stdout, res.stderr)
+		}
+		b := m.Requests()[0].Body
+		t.Logf("BIGPROBE codex fallback TEAM.md from pkg: TEAM.md %v pkg/TEAM.md %v pkg/AGENTS.md %v", bodyContains(t, b, folderMarker("TEAM.md")), bodyContains(t, b, folderMarker("pkg/TEAM.md")), bodyContains(t, b, folderMarker("pkg/AGENTS.md")))
+	})
 }

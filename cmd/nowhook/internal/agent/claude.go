@@ -123,7 +123,8 @@ var claudeReads = Reads{
 	Files: []Instruction{
 		{File: ClaudeContextFile, Known: "measured: its text is in the first request, from the start folder and every folder above it"},
 		{File: ".claude/CLAUDE.md", Known: "measured: in the first request, and it hides AGENTS.md as a CLAUDE.md does"},
-		{File: "AGENTS.md", HiddenBy: []string{ClaudeContextFile, ".claude/CLAUDE.md"}, ImportedBy: ClaudeContextFile,
+		{File: "CLAUDE.local.md", Known: "measured: in the first request, from the start folder and every folder above it, and it hides AGENTS.md as a CLAUDE.md does"},
+		{File: "AGENTS.md", HiddenBy: []string{ClaudeContextFile, ".claude/CLAUDE.md", "CLAUDE.local.md"}, ImportedBy: ClaudeContextFile,
 			Known:  "measured: in the first request where no folder from the start up to the root has a CLAUDE.md, absent beside one without an import, and in it again through @AGENTS.md in a CLAUDE.md inside the start folder",
 			Caveat: "a session started in a sub-folder " + claudeImportCaveat},
 	},

@@ -106,6 +106,10 @@ var codexReads = Reads{
 	Client: "Codex CLI 0.171.0",
 	Where:  "each folder from the git root down to the session's, one file per folder, all under one project_doc_max_bytes",
 	Budget: codexBudget,
+	// Measured (TestReadsBigClaudeMDProbe): with project_doc_fallback_filenames
+	// = ["TEAM.md"], TEAM.md loads in a folder without AGENTS.md, not beside one.
+	Named:         codexFallbacks,
+	NamedHiddenBy: []string{CodexOverrideFile, "AGENTS.md"},
 	Files: []Instruction{
 		{File: CodexOverrideFile, Known: "measured: read first in its folder, and AGENTS.md there is skipped"},
 		{File: "AGENTS.md", HiddenBy: []string{CodexOverrideFile}, Limit: "project_doc_max_bytes (32 KiB unless set) cuts the joined files off",
@@ -141,6 +145,40 @@ func codexBudget(f Files) Budget {
 		}
 	}
 	return b
+}
+
+// codexFallbacks is Reads.Named: the files project_doc_fallback_filenames
+// names (the project's config where Codex trusts the project, else the
+// user's), which Codex reads in a folder that has neither
+// AGENTS.override.md nor AGENTS.md.
+func codexFallbacks(f Files, _ string) ([]string, string) {
+	s, ok := f.(Sited)
+	if !ok {
+		return nil, ""
+	}
+	root, env := s.Site()
+	if root == "" {
+		return nil, ""
+	}
+	show := func(abs string) string { return showIn(root, env, abs) }
+	user, project := codexLayersIn(env, root, show)
+	layers := []*codexLayer{user}
+	if trusted, _ := codexProjectTrust(user, root); trusted {
+		layers = append(layers, project)
+	}
+	var names []string
+	source := ""
+	for _, l := range layers {
+		if list, ok := l.Doc["project_doc_fallback_filenames"].([]any); ok {
+			names, source = nil, "project_doc_fallback_filenames in "+l.show
+			for _, x := range list {
+				if n, ok := x.(string); ok && n != "" {
+					names = append(names, n)
+				}
+			}
+		}
+	}
+	return names, source
 }
 
 // codexProjectTrust reports whether the user config trusts the project

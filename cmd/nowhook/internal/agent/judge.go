@@ -170,7 +170,7 @@ func (r *Reads) judge(a *Agent, f Files, from string) Judgement {
 		for _, n := range names {
 			named[n] = true
 			if !hasInstruction(files, n) {
-				files = append(append([]Instruction{}, files...), Instruction{File: n, Known: source})
+				files = append(append([]Instruction{}, files...), Instruction{File: n, Known: source, HiddenBy: r.NamedHiddenBy})
 			}
 		}
 	}

@@ -52,6 +52,9 @@ type Reads struct {
 	// the list comes from; an Instruction with a Setting loads only where
 	// they name it.
 	Named func(f Files, from string) (names []string, source string)
+	// NamedHiddenBy are the files that hide, in their folder, a file
+	// only Named names (Codex's fallback files come after AGENTS.md).
+	NamedHiddenBy []string
 }
 
 // Instruction is one instruction file an agent loads.

@@ -75,8 +75,8 @@ func (a *Agent) reachRow(j Judgement, m Mode, losses []Loss, o VerdictOptions) d
 	f := diag.Finding{Check: ReachRow}
 	fix := o.SetupFix(a.ArgFor(m))
 	facts := fmt.Sprintf("%s reads %s (%s)", a.Title, a.Reads.Describe(), a.Reads.Client)
-	if j.Source != "" && j.Source != geminiDefaultSource {
-		facts = fmt.Sprintf("%s reads %s (%s)", a.Title, joinNames(j.namedFiles()), j.Source)
+	if names := j.namedFiles(); j.Source != "" && j.Source != geminiDefaultSource && len(names) > 0 {
+		facts = fmt.Sprintf("%s reads %s; here also %s (%s) (%s)", a.Title, a.Reads.Describe(), joinNames(names), j.Source, a.Reads.Client)
 	}
 	loaded := "no instruction file"
 	if shown := j.shownFiles(); len(shown) > 0 {
@@ -185,6 +185,9 @@ func (j Judgement) cutOnly() bool {
 
 // namedFiles are the file names the agent's settings made it look for.
 func (j Judgement) namedFiles() []string {
+	if j.Agent == nil || j.Agent.Reads.Named == nil {
+		return nil
+	}
 	names, _ := j.Agent.Reads.Named(j.files, j.From)
 	return names
 }
