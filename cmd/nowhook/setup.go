@@ -269,6 +269,13 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 	}
 	pl, err := engine.Reconcile(engine.Request{Root: root, Targets: targets, Found: found,
 		Options: agent.Options{Budget: o.budget, Force: o.force, CheckpointAt: at}})
+	if err != nil && o.check {
+		// A file setup cannot edit as the agent reads it (doctor calls it
+		// an error in the same words): setup would refuse, and only the
+		// user can fix it.
+		fmt.Fprintf(io.out, "%s\nsetup would refuse and write nothing; only you can fix it (doctor's hooks-file row says the same)\n", err)
+		return errSilent{status: exitFailed}
+	}
 	if err != nil {
 		return refused(err)
 	}
