@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
@@ -28,6 +29,10 @@ func (s *session) vet(p *plan) []diag.Finding {
 		SetupIn: func(from, agents string) string {
 			return "nowhook setup --yes --agents " + agents + " --dir " + diag.ShellQuote(filepath.Join(p.root, filepath.FromSlash(from)))
 		}}
+	targets := map[*agent.Agent]bool{}
+	for _, t := range s.Targets {
+		targets[t.Agent] = true
+	}
 	var out []diag.Finding
 	for _, a := range s.inUse() {
 		m := s.mode(a)
@@ -36,8 +41,14 @@ func (s *session) vet(p *plan) []diag.Finding {
 		}
 		seen := map[string]bool{}
 		for _, from := range agent.Folders(after) {
+			// Of an agent in use that setup does not set up, only what
+			// the plan makes worse: its rows as they were stay its own.
+			var was []diag.Finding
+			if !targets[a] {
+				was = a.Verdict(before, s.modes[a], from, o)
+			}
 			for _, f := range a.Verdict(after, m, from, o) {
-				if f.Severity < diag.Warn {
+				if f.Severity < diag.Warn || slices.ContainsFunc(was, func(x diag.Finding) bool { return x.Check == f.Check && x.Severity >= f.Severity }) {
 					continue
 				}
 				f.Check, f.Agent = a.Name+"."+f.Check, a.Name
