@@ -338,3 +338,30 @@ func TestReadsBigClaudeMDProbe(t *testing.T) {
 		t.Logf("BIGPROBE codex fallback TEAM.md from pkg: TEAM.md %v pkg/TEAM.md %v pkg/AGENTS.md %v", bodyContains(t, b, folderMarker("TEAM.md")), bodyContains(t, b, folderMarker("pkg/TEAM.md")), bodyContains(t, b, folderMarker("pkg/AGENTS.md")))
 	})
 }
+
+// TestReadsDroidLinksProbe measures whether Factory Droid reads an
+// instruction file that is a symbolic link.
+//
+//	NOWHOOK_E2E_PROBE=droid-links go test ./cmd/nowhook/e2e/ -run TestReadsDroidLinksProbe -v
+func TestReadsDroidLinksProbe(t *testing.T) {
+	if os.Getenv("NOWHOOK_E2E_PROBE") != "droid-links" {
+		t.Skip("probe: set NOWHOOK_E2E_PROBE=droid-links")
+	}
+	for _, c := range []struct{ name, link, target string }{
+		{"agents-link", "AGENTS.md", "docs/agent-rules.md"},
+		{"claude-link", "CLAUDE.md", "docs/agent-rules.md"},
+		{"agents-link-beside", "AGENTS.md", "TEAM.md"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSandbox(t, kbsFixture)
+			writeFile(t, filepath.Join(s.repo, filepath.FromSlash(c.target)), "rules "+folderMarker(c.target)+"\n", 0o644)
+			rel, _ := filepath.Rel(filepath.Dir(filepath.Join(s.repo, c.link)), filepath.Join(s.repo, filepath.FromSlash(c.target)))
+			if err := os.Symlink(rel, filepath.Join(s.repo, c.link)); err != nil {
+				t.Fatal(err)
+			}
+			s.commitAll(t, "probe")
+			b := folderProbeFirst(t, "droid", s, s.repo)
+			t.Logf("DLPROBE %s: %s -> %s: marker in the first request %v", c.name, c.link, c.target, bodyContains(t, b, folderMarker(c.target)))
+		})
+	}
+}

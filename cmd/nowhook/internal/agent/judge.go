@@ -45,6 +45,12 @@ type Sited interface {
 	Site() (root string, env []string)
 }
 
+// Linker is what a Files may know besides: whether a file is a symbolic
+// link (an agent may skip those: Factory Droid).
+type Linker interface {
+	IsLink(path string) bool
+}
+
 // Starter is what a Files may know besides: the folders below the root
 // where a session plausibly starts (detect.StartFolders), slash-separated.
 type Starter interface {
@@ -126,6 +132,8 @@ type Skipped struct {
 	// By is the file that hides it; Setting, where none does, the setting
 	// without which the agent does not load it.
 	By, Setting string
+	// Link: the agent reads no file that is a symbolic link (Reads.NoLinks).
+	Link bool
 }
 
 // importDepth bounds how deep imports are followed (Claude Code: five).
@@ -194,6 +202,10 @@ func (r *Reads) judge(a *Agent, f Files, from string) Judgement {
 		for _, in := range files {
 			p := path.Join(dir, in.File)
 			if _, ok := f.Read(p); !ok || seen[p] {
+				continue
+			}
+			if l, ok := f.(Linker); ok && r.NoLinks && l.IsLink(p) {
+				j.Hidden = append(j.Hidden, Skipped{File: p, Link: true})
 				continue
 			}
 			if in.Setting != "" && !named[in.File] {

@@ -55,6 +55,9 @@ type Reads struct {
 	// NamedHiddenBy are the files that hide, in their folder, a file
 	// only Named names (Codex's fallback files come after AGENTS.md).
 	NamedHiddenBy []string
+	// NoLinks: the agent reads no instruction file that is a symbolic
+	// link (Factory Droid, measured).
+	NoLinks bool
 }
 
 // Instruction is one instruction file an agent loads.
@@ -332,6 +335,11 @@ func (d *dirFiles) Same(a, b string) bool {
 }
 
 func (d *dirFiles) List(dir string) []string { return ListDir(d.abs(dir)) }
+
+func (d *dirFiles) IsLink(p string) bool {
+	info, err := os.Lstat(d.abs(p))
+	return err == nil && info.Mode()&os.ModeSymlink != 0
+}
 
 func (d *dirFiles) Site() (string, []string) {
 	if !d.envSet {

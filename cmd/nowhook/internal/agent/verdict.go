@@ -197,6 +197,8 @@ func (j Judgement) hiddenText() string {
 	var parts []string
 	for _, h := range j.Hidden {
 		switch {
+		case h.Link:
+			parts = append(parts, fmt.Sprintf("it does not read %s, a symbolic link", h.File))
 		case h.By != "":
 			parts = append(parts, fmt.Sprintf("%s hides %s from it", h.By, h.File))
 		case h.Setting != "":

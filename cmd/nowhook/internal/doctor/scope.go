@@ -13,6 +13,7 @@ import (
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
+	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/generate"
 )
 
@@ -55,6 +56,12 @@ var subFolderCheck = eachAgent{checkFunc{"subfolders", func(d *doctor, a *agent)
 	}
 	for _, from := range d.judged() {
 		if from == "." {
+			continue
+		}
+		if _, ok := detect.FindKanbusConfig(filepath.Join(d.root, filepath.FromSlash(from))); !ok {
+			// Nothing to bring back: the hook finds no project from there.
+			out = append(out, Finding{From: from, Severity: Info,
+				Message: "started in " + from + "/: no .kanbus.yml is found from there up to the git root, so there is no reminder to bring back after a compaction in sessions started there (the kanbus.config row says where the Kanbus projects are)"})
 			continue
 		}
 		if user {

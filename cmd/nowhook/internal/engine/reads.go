@@ -96,6 +96,14 @@ func (f planFiles) BareView() agent.Files {
 	return b
 }
 
+// IsLink reports whether rel is a symbolic link as the plan leaves it: a
+// link on disk stays one (the plan writes through it); a file the plan
+// creates is not.
+func (f planFiles) IsLink(rel string) bool {
+	info, err := os.Lstat(filepath.Join(f.p.root, filepath.FromSlash(rel)))
+	return err == nil && info.Mode()&os.ModeSymlink != 0
+}
+
 // Site is the repository's root and this process's environment.
 func (f planFiles) Site() (string, []string) { return f.p.root, os.Environ() }
 
