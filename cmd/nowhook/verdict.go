@@ -73,7 +73,9 @@ func judgePlan(root string, pl *engine.Plan, targets []engine.Target) (verdict, 
 	} else {
 		shadow, remove, err := pl.Shadow()
 		if err != nil {
-			return verdict{}, fmt.Errorf("judging the plan: %w", err)
+			// No temporary folder to judge the plan in: what setup does not
+			// touch keeps its errors, which is all that can be told.
+			return judgedWithoutShadow(pl, now, made), nil
 		}
 		defer remove()
 		// The rows of the start folders come from the plan's own verdict:
@@ -101,6 +103,33 @@ func judgePlan(root string, pl *engine.Plan, targets []engine.Target) (verdict, 
 		}
 	}
 	return v, nil
+}
+
+// judgedWithoutShadow is the verdict where no shadow can be made: the
+// errors of now about files the plan does not change stay, with the plan's
+// own verdict.
+func judgedWithoutShadow(pl *engine.Plan, now []diag.Finding, made map[string]bool) verdict {
+	changed := map[string]bool{}
+	for _, c := range pl.Changes() {
+		changed[c.Name] = true
+		changed[c.Path] = true
+	}
+	var v verdict
+	for _, f := range now {
+		switch {
+		case made[f.Check]:
+		case changed[f.Path]:
+			v.fixes = append(v.fixes, f)
+		default:
+			v.stays = append(v.stays, f)
+		}
+	}
+	for _, f := range pl.Verdict() {
+		if f.Severity == diag.Error {
+			v.stays = append(v.stays, f)
+		}
+	}
+	return v
 }
 
 // sameRow reports whether two rows are about one thing: one check, one

@@ -62,4 +62,10 @@ var continueCLI = &Agent{
 			"PreCompact":   continueReason,
 		},
 	},
+	Doctor: Doctor{Quirks: []Check{continueClaudeEntry}},
 }
+
+// continueClaudeEntry, measured on 1.5.47 (TestContinueClaudeEntry): it
+// starts none of them.
+var continueClaudeEntry = claudeEntryCheck("Continue CLI",
+	"it starts none of them, so they do nothing there (measured on 1.5.47)")

@@ -50,26 +50,6 @@ type Check struct {
 	// before it ends). Doctor's file checks (doctor.Static) start
 	// nothing and call Run.
 	Start func(ctx context.Context, v View) (report func() []diag.Finding)
-	// Files, when set, is the check's judgement of files alone, which
-	// setup also makes before it writes, on the files as its plan would
-	// leave them, for an agent it sets up: an error refuses the plan
-	// (nothing is written), a warning becomes a note. Run must come to
-	// the same verdict on the files as they are (it calls Files), so that
-	// setup and doctor never disagree.
-	Files func(j Judged) []diag.Finding
-}
-
-// Judged is what a check of files alone (Check.Files) sees.
-type Judged struct {
-	// Root is the repository; Env the environment the agents would run in.
-	Root string
-	Env  []string
-	// Read returns a repository file's content and whether it exists: as
-	// setup's plan would leave it, or, for doctor, as it is. Before is
-	// the file before the plan (for doctor, as it is).
-	Read, Before func(rel string) ([]byte, bool)
-	// Show is how a path is shown in a message.
-	Show func(abs string) string
 }
 
 // View is what doctor read of the repository for one agent, and what it

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/generate"
 	"github.com/nowhook/nowhook/templates"
@@ -315,7 +316,7 @@ func (d *dirFiles) Read(p string) ([]byte, bool) {
 	if b, ok := d.reads[p]; ok {
 		return b, b != nil
 	}
-	b, err := os.ReadFile(d.abs(p))
+	b, err := diag.ReadBounded(d.abs(p)) // never a special file
 	if err != nil {
 		b = nil
 	} else if b == nil {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 )
 
@@ -110,12 +111,12 @@ type diskCache struct {
 	lists   map[string][]string
 }
 
-// onDisk is a file as file found it.
+// onDisk is a file as file found it: what Stat said, and its bytes.
 type onDisk struct {
+	info    fs.FileInfo
+	statErr error
 	old     []byte
-	existed bool
-	mode    fs.FileMode
-	err     error
+	readErr error
 }
 
 func newDiskCache() *diskCache {
@@ -142,28 +143,15 @@ func (p *plan) target(rel string) (string, error) {
 	return path, err
 }
 
-// read is the file target on disk.
+// read is the file target on disk, read once per reconcile.
 func (p *plan) read(target string) onDisk {
 	if f, ok := p.disk.files[target]; ok {
 		return f
 	}
 	var f onDisk
-	info, err := os.Stat(target)
-	switch {
-	case err == nil && info.IsDir():
-		f.err = errors.New("is a directory, where nowhook expects a file; move it away, then run nowhook again")
-	case err == nil && !info.Mode().IsRegular():
-		f.err = errors.New("is not a regular file; replace it with a file, then run nowhook again")
-	case err == nil:
-		b, err := os.ReadFile(target)
-		if err != nil {
-			f.err = fmt.Errorf("cannot be read: %w; fix its permissions, then run nowhook again", err)
-		} else {
-			f.old, f.existed, f.mode = b, true, info.Mode().Perm()
-		}
-	case errors.Is(err, fs.ErrNotExist):
-	default:
-		f.err = err
+	f.info, f.statErr = os.Stat(target)
+	if f.statErr == nil && f.info.Mode().IsRegular() {
+		f.old, f.readErr = readPlanned(target)
 	}
 	p.disk.files[target] = f
 	return f
@@ -180,11 +168,20 @@ func (p *plan) file(rel string) (*change, error) {
 	}
 	c := &change{rel: rel, target: target, mode: 0o644}
 	d := p.read(target)
-	if d.err != nil {
-		return nil, fmt.Errorf("%s: %w", rel, d.err)
-	}
-	if d.existed {
-		c.old, c.existed, c.mode, c.oldMode = d.old, true, d.mode, d.mode
+	info, err := d.info, d.statErr
+	switch {
+	case err == nil && info.IsDir():
+		return nil, fmt.Errorf("%s: is a directory, where nowhook expects a file; move it away, then run nowhook again", rel)
+	case err == nil && !info.Mode().IsRegular():
+		return nil, fmt.Errorf("%s: is %s, not a regular file, so nowhook neither reads nor writes it; replace it with a file, then run nowhook again", rel, osutil.KindOf(info.Mode()))
+	case err == nil:
+		if d.readErr != nil {
+			return nil, readError(rel, d.readErr)
+		}
+		c.old, c.existed, c.mode, c.oldMode = d.old, true, info.Mode().Perm(), info.Mode().Perm()
+	case errors.Is(err, fs.ErrNotExist):
+	default:
+		return nil, fmt.Errorf("%s: %w", rel, err)
 	}
 	c.next = c.old
 	p.byPath[target] = c
