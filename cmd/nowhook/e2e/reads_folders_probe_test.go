@@ -365,3 +365,36 @@ func TestReadsDroidLinksProbe(t *testing.T) {
 		})
 	}
 }
+
+// TestReadsQwenFileNameProbe measures which context files Qwen Code loads
+// where context.fileName names others.
+//
+//	NOWHOOK_E2E_PROBE=qwen-filename go test ./cmd/nowhook/e2e/ -run TestReadsQwenFileNameProbe -v
+func TestReadsQwenFileNameProbe(t *testing.T) {
+	if os.Getenv("NOWHOOK_E2E_PROBE") != "qwen-filename" {
+		t.Skip("probe: set NOWHOOK_E2E_PROBE=qwen-filename")
+	}
+	for _, c := range []struct{ name, setting string }{
+		{"TEAM", `"TEAM.md"`},
+		{"QWEN-only", `["QWEN.md"]`},
+		{"AGENTS-TEAM", `["AGENTS.md", "TEAM.md"]`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSandbox(t, kbsFixture)
+			files := []string{"QWEN.md", "AGENTS.md", "TEAM.md"}
+			for _, f := range files {
+				writeFile(t, filepath.Join(s.repo, f), "# "+f+"\n\nmarker line "+folderMarker(f)+".\n", 0o644)
+			}
+			writeFile(t, filepath.Join(s.repo, ".qwen", "settings.json"), `{"context": {"fileName": `+c.setting+`}}`+"\n", 0o644)
+			s.commitAll(t, "probe")
+			b := folderProbeFirst(t, "qwen", s, s.repo)
+			var got []string
+			for _, f := range files {
+				if bodyContains(t, b, folderMarker(f)) {
+					got = append(got, f)
+				}
+			}
+			t.Logf("QFPROBE context.fileName %s -> first request has %v", c.setting, got)
+		})
+	}
+}

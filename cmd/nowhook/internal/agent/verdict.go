@@ -75,7 +75,7 @@ func (a *Agent) reachRow(j Judgement, m Mode, losses []Loss, o VerdictOptions) d
 	f := diag.Finding{Check: ReachRow}
 	fix := o.SetupFix(a.ArgFor(m))
 	facts := fmt.Sprintf("%s reads %s (%s)", a.Title, a.Reads.Describe(), a.Reads.Client)
-	if names := j.namedFiles(); j.Source != "" && j.Source != geminiDefaultSource && len(names) > 0 {
+	if names := j.namedFiles(); j.Source != "" && j.Source != geminiDefaultSource && j.Source != qwenDefaultSource && len(names) > 0 {
 		facts = fmt.Sprintf("%s reads %s; here also %s (%s) (%s)", a.Title, a.Reads.Describe(), joinNames(names), j.Source, a.Reads.Client)
 	}
 	loaded := "no instruction file"
