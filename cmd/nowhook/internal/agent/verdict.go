@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
@@ -137,6 +138,11 @@ func (a *Agent) reachRow(j Judgement, m Mode, losses []Loss, o VerdictOptions) d
 		return f
 	}
 	f.Severity, f.Path, f.Fix = diag.Error, holders[0], fix
+	if h, ok := j.skippedBySetting(holders); ok {
+		// Setup wrote the block where the agent's default reads it; the
+		// team's setting names other files: theirs to change, not ours.
+		f.Fix = fmt.Sprintf("add %q to %s, beside %s", path.Base(h.File), j.Source, joinNames(j.namedFiles()))
+	}
 	msg := fmt.Sprintf("the kbs-now block is in %s, which %s never loads, so it never learns to run `kbs now`: it loads %s", joinNames(holders), a.Title, loaded)
 	if len(why) > 0 {
 		msg = fmt.Sprintf("the kbs-now block is in %s, which %s does not read whole, so it never learns to run `kbs now`: %s", joinNames(holders), a.Title, strings.Join(why, "; "))
@@ -149,6 +155,19 @@ func (a *Agent) reachRow(j Judgement, m Mode, losses []Loss, o VerdictOptions) d
 	}
 	f.Message = startedIn(j.From, with(msg)+" ("+facts+")")
 	return f
+}
+
+// skippedBySetting returns the first of files that the agent skips from
+// here only because its settings name other files (context.fileName).
+func (j Judgement) skippedBySetting(files []string) (Skipped, bool) {
+	for _, file := range files {
+		for _, h := range j.Hidden {
+			if h.File == file && h.Setting != "" && j.Source != "" {
+				return h, true
+			}
+		}
+	}
+	return Skipped{}, false
 }
 
 // shownFiles are the loaded files a row names: all but those that hold
