@@ -908,3 +908,28 @@ func TestCodexTrustPerKanbusFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeCallsQuickRun: a quick run of nowhook's own wrapper that spent
+// the probe budget before it reached kbs (the python3 fallback starting on
+// a busy machine) cannot tell: info, and doctor --live to tell; under
+// --live, or a quick run that ended early without kbs, it is a warning.
+func TestJudgeCallsQuickRun(t *testing.T) {
+	run := func(elapsed time.Duration) liveRun {
+		return liveRun{scenario: scenario{name: "failing kbs", fake: failingKbs}, res: procResult{elapsed: elapsed}}
+	}
+	for _, c := range []struct {
+		probe, elapsed time.Duration
+		sev            Severity
+		recheck        bool
+	}{
+		{probeBudget, probeBudget + 100*time.Millisecond, Info, true},
+		{probeBudget, 90 * time.Millisecond, Warn, false},
+		{0, 6 * time.Second, Warn, false},
+	} {
+		var v verdict
+		v.judgeCalls(&liveJob{probe: c.probe}, run(c.elapsed), true)
+		if v.sev != c.sev || v.recheck != c.recheck {
+			t.Errorf("probe %s, ran %s without calling kbs: %s (recheck %v) %q, want %s (recheck %v)", c.probe, c.elapsed, v.sev, v.recheck, v.notes, c.sev, c.recheck)
+		}
+	}
+}
