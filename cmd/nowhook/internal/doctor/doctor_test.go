@@ -896,6 +896,16 @@ func TestCodexTrustPerKanbusFolder(t *testing.T) {
 	if len(pkg) == 0 || worst(pkg) != Warn || !strings.HasPrefix(pkg[0].Message, "started in pkg/: ") {
 		t.Errorf("from pkg, want the warning:\n%s", dump(got))
 	}
+	// doctor --from gives each folder's rows as plain doctor does.
+	for _, c := range []struct {
+		from string
+		sev  Severity
+	}{{".", Info}, {"pkg", Warn}} {
+		fs := Run(context.Background(), Options{Root: r.root, Env: r.env, Start: filepath.Join(r.root, c.from), LiveLimit: 3 * time.Second}).Findings
+		if got := find(fs, "codex.trust"); worst(got) != c.sev {
+			t.Errorf("doctor --from %s: want %s:\n%s", c.from, c.sev, dump(got))
+		}
+	}
 	// With a project at the root the warning stays the root's, once.
 	r.write(".kanbus.yml", "project_key: kbs\n", 0o644)
 	got = find(r.run(), "codex.trust")
