@@ -90,7 +90,7 @@ func setupUser(o setupOptions, io stdio) error {
 		if err != nil {
 			return err
 		}
-		return checkSetup(o, pl, nil, userShow, io)
+		return checkSetup(o, pl, verdict{}, nil, userShow, io)
 	}
 	if !o.yes && !o.dryRun && !o.accessible && !isTerminal(io.in, io.out) {
 		return errNoTerminal

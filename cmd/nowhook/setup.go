@@ -281,11 +281,29 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 		defer release()
 	}
 	pl, err := engine.Reconcile(req)
+	if err != nil && o.check {
+		// A file setup cannot edit as the agent reads it (doctor calls it
+		// an error in the same words): setup would refuse, and only the
+		// user can fix it.
+		return failedUntouched(fmt.Errorf("%w (setup would refuse and write nothing; only you can fix it, and doctor's hooks-file row says the same)", err))
+	}
 	if err != nil {
 		return refused(err)
 	}
+	v, err := judgePlan(root, pl, targets)
+	if err != nil {
+		return failedUntouched(err)
+	}
 	if o.check {
-		return checkSetup(o, pl, trusting, projectShow(root), io)
+		return checkSetup(o, pl, v, trusting, projectShow(root), io)
+	}
+	if err := pl.Refusal(); err != nil {
+		pl.WriteNotes(io.out)
+		return refused(err)
+	}
+	if err := v.others(pl).refusal(); err != nil {
+		pl.WriteNotes(io.out)
+		return refused(err)
 	}
 	if o.dryRun {
 		if !pl.WriteDiff(io.out, o.fullDiff) {

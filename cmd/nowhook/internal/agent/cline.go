@@ -33,6 +33,8 @@ var cline = &Agent{
 	// writes none (AGENTS.md serves Cline and the others at once).
 	Reads: Reads{
 		Client: "Cline CLI 3.0.65",
+		Walk:   StartOnly,
+		Rules:  ".clinerules", // measured: its Markdown files load beside AGENTS.md
 		Where:  "the folder the session starts in only (a session started in a sub-folder reads no instruction file, not even the root's)",
 		Files: []Instruction{
 			{File: "AGENTS.md", Known: "measured: in the system prompt (\"Workspace AGENTS.md\"), and again after a compaction",

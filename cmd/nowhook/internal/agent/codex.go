@@ -100,15 +100,123 @@ const CodexOverrideFile = "AGENTS.override.md"
 
 // codexReads: Codex CLI 0.171.0 loads one instruction file per folder, from
 // the project root (the git root) down to the session's folder, and joins
-// them, cut off at project_doc_max_bytes.
+// them under one project_doc_max_bytes, which cuts the deepest file first
+// (measured: TestReadsFoldersProbe, TestReadsCodexBudgetProbe).
 var codexReads = Reads{
 	Client: "Codex CLI 0.171.0",
-	Where:  "each folder from the git root down to the session's, one file per folder",
+	Where:  "each folder from the git root down to the session's, one file per folder, all under one project_doc_max_bytes",
+	Budget: codexBudget,
+	// Measured (TestReadsBigClaudeMDProbe): with project_doc_fallback_filenames
+	// = ["TEAM.md"], TEAM.md loads in a folder without AGENTS.md, not beside one.
+	Named:         codexFallbacks,
+	NamedHiddenBy: []string{CodexOverrideFile, "AGENTS.md"},
 	Files: []Instruction{
-		{File: CodexOverrideFile, Known: "vendor docs (the override is read first)"},
-		{File: "AGENTS.md", HiddenBy: []string{CodexOverrideFile}, Limit: "project_doc_max_bytes (32 KiB unless set) cuts it off",
-			Known: "measured: in the first request's user instructions; vendor docs: skipped in a folder with AGENTS.override.md"},
+		{File: CodexOverrideFile, Known: "measured: read first in its folder, and AGENTS.md there is skipped"},
+		{File: "AGENTS.md", HiddenBy: []string{CodexOverrideFile}, Limit: "project_doc_max_bytes (32 KiB unless set) cuts the joined files off",
+			Known: "measured: in the first request's user instructions, the root's first and the start folder's last; skipped in a folder with AGENTS.override.md"},
 	},
+}
+
+// codexBudget is the project_doc_max_bytes Codex applies to a session in
+// the repository f shows: the project's .codex/config.toml where Codex
+// trusts the project (it ignores the project layer of an untrusted one,
+// measured on 0.171.0), else the user's, else Codex's default.
+func codexBudget(f Files) Budget {
+	return memoized(f, "codex.budget", func() Budget { return codexBudgetNow(f) })
+}
+
+func codexBudgetNow(f Files) Budget {
+	b := Budget{Limit: codexDefaultDocMax, Setting: "project_doc_max_bytes", Source: "Codex's default", Fix: "~/.codex/config.toml", Row: "agents-md-cap"}
+	s, ok := f.(Sited)
+	if !ok {
+		return b
+	}
+	root, env := s.Site()
+	if root == "" {
+		return b
+	}
+	show := func(abs string) string { return showIn(root, env, abs) }
+	user, project := codexLayersIn(env, root, show)
+	b.Fix = user.show
+	if n, ok := user.Doc["project_doc_max_bytes"].(int64); ok {
+		b.Limit, b.Source = n, "set in "+user.show
+	}
+	if n, ok := project.Doc["project_doc_max_bytes"].(int64); ok {
+		if trusted, state := codexProjectTrust(user, root); trusted {
+			b.Limit, b.Source = n, "set in "+project.show
+		} else {
+			b.Ignored = fmt.Sprintf("project_doc_max_bytes = %d in %s counts only once Codex trusts the project, and %s", n, project.show, state)
+		}
+	}
+	return b
+}
+
+// codexFallbacks is Reads.Named: the files project_doc_fallback_filenames
+// names (the project's config where Codex trusts the project, else the
+// user's), which Codex reads in a folder that has neither
+// AGENTS.override.md nor AGENTS.md.
+func codexFallbacks(f Files, _ string) ([]string, string) {
+	type named struct {
+		names  []string
+		source string
+	}
+	n := memoized(f, "codex.fallbacks", func() named {
+		names, source := codexFallbacksNow(f)
+		return named{names, source}
+	})
+	return n.names, n.source
+}
+
+func codexFallbacksNow(f Files) ([]string, string) {
+	s, ok := f.(Sited)
+	if !ok {
+		return nil, ""
+	}
+	root, env := s.Site()
+	if root == "" {
+		return nil, ""
+	}
+	show := func(abs string) string { return showIn(root, env, abs) }
+	user, project := codexLayersIn(env, root, show)
+	layers := []*codexLayer{user}
+	if trusted, _ := codexProjectTrust(user, root); trusted {
+		layers = append(layers, project)
+	}
+	var names []string
+	source := ""
+	for _, l := range layers {
+		if list, ok := l.Doc["project_doc_fallback_filenames"].([]any); ok {
+			names, source = nil, "project_doc_fallback_filenames in "+l.show
+			for _, x := range list {
+				if n, ok := x.(string); ok && n != "" {
+					names = append(names, n)
+				}
+			}
+		}
+	}
+	return names, source
+}
+
+// codexProjectTrust reports whether the user config trusts the project
+// (its main checkout, in a linked worktree), and otherwise says how it
+// stands ("~/.codex/config.toml has no [projects.\"/repo\"] entry").
+func codexProjectTrust(user *codexLayer, root string) (bool, string) {
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	roots := []string{root}
+	if _, main := CodexHooksFor(root); main != "" {
+		roots = append(roots, main)
+	}
+	for _, r := range roots {
+		if l, ok := tomlTable(user.Doc, "projects", r)["trust_level"].(string); ok {
+			if l == "trusted" {
+				return true, ""
+			}
+			return false, fmt.Sprintf("%s sets trust_level = %q for %s", user.show, l, r)
+		}
+	}
+	return false, fmt.Sprintf("%s has no [projects.%s] entry", user.show, codexpkg.TOMLKey(roots[len(roots)-1]))
 }
 
 // codexName is Codex's --agents name.
@@ -144,7 +252,7 @@ var codex = &Agent{
 		},
 	},
 	Doctor: Doctor{
-		Quirks:     []Check{codexConfigCheck, codexFeaturesCheck, codexLayersCheck, codexTrustCheck, codexDocCapCheck},
+		Quirks:     []Check{codexConfigCheck, codexFeaturesCheck, codexLayersCheck, codexTrustCheck},
 		Transcript: codexRollout,
 		Proved:     true,
 	},
@@ -684,6 +792,31 @@ func startCodexTrust(ctx context.Context, v View) func() []diag.Finding {
 	}
 }
 
+// codexCapTrust is the trust row of a Codex set up without a hook of ours
+// (codex=ondemand) where the project's .codex/config.toml sets
+// project_doc_max_bytes: Codex takes that cap only from a project it
+// trusts (measured on 0.171.0), so the trust decides which cap the
+// agents-md-cap row judges the block under.
+func codexCapTrust(v View) []diag.Finding {
+	user, project := codexLayers(v)
+	n, ok := project.Doc["project_doc_max_bytes"].(int64)
+	if !ok || v.Mode() == "" {
+		return nil
+	}
+	root := v.Root()
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	if trusted, _ := codexProjectTrust(user, root); trusted {
+		return []diag.Finding{{Path: user.show,
+			Message: fmt.Sprintf("Codex trusts the project (%s), so project_doc_max_bytes = %d in %s counts", user.show, n, project.show)}}
+	}
+	_, state := codexProjectTrust(user, root)
+	return []diag.Finding{{Severity: diag.Info, Path: user.show,
+		Message: fmt.Sprintf("project_doc_max_bytes = %d in %s does not count: Codex ignores the project's config.toml until it trusts the project, and %s; the agents-md-cap row judges the kbs-now block under the cap that counts", n, project.show, state),
+		Fix:     fmt.Sprintf("trust the project: add [projects.%s] with trust_level = \"trusted\" to %s (Codex asks when started here)", codexpkg.TOMLKey(root), user.show)}}
+}
+
 // codexNotInstalled makes the trust rows of a machine without codex
 // info: no Codex here skips the hook, and each user with Codex trusts it
 // on their own machine; the fix installs the pinned Codex first.
@@ -708,7 +841,7 @@ func codexNotInstalled(fs []diag.Finding) []diag.Finding {
 func codexTrust(v View, listing *codexListing, skipped string) []diag.Finding {
 	ours := codexOurHandlers(v.Agent(), v.HookFiles(), true)
 	if len(ours) == 0 {
-		return nil
+		return codexCapTrust(v)
 	}
 	fix := v.SetupFix(v.Agent().ArgFor(v.Mode()), "--trust-codex")
 	var out []diag.Finding
@@ -949,69 +1082,8 @@ var codexVersionRE = regexp.MustCompile(`/(\d+\.\d+\.\d+\S*) `)
 // codexDefaultDocMax is Codex's default project_doc_max_bytes.
 const codexDefaultDocMax = 32 << 10
 
-// codexDocCapCheck: Codex reads AGENTS.md only up to project_doc_max_bytes;
-// a block beyond the cap is never seen. Doctor judges the file as it is,
-// setup the file as it would write it (Check.Files), by one function, so
-// that the two never disagree: where doctor would call the block lost,
-// setup refuses before writing anything, since appending the block at the
-// end is where the merge rules put it, and moving it up into the first
-// project_doc_max_bytes would push as many bytes of the user's own text
-// out of what Codex reads.
-var codexDocCapCheck = Check{Name: "agents-md-cap",
-	Run: func(v View) []diag.Finding {
-		read := func(rel string) ([]byte, bool) {
-			b, err := diag.ReadBounded(filepath.Join(v.Root(), filepath.FromSlash(rel)))
-			return b, err == nil
-		}
-		return codexDocCap(Judged{Root: v.Root(), Env: v.Env(), Read: read, Before: read, Show: v.Show})
-	},
-	Files: codexDocCap,
-}
-
 // hasBlock reports whether md holds the managed block name, in any state.
 func hasBlock(md []byte, name string) bool {
 	_, found, err := generate.FindBlock(md, name)
 	return found || err != nil
-}
-
-// codexDocCap judges where AGENTS.md's kbs-now block lies against the
-// effective project_doc_max_bytes (the project layer's, else the user
-// layer's, else Codex's default): beyond it, an error; cut by it, a
-// warning; within it, ok. A block that j.Before does not hold yet (setup
-// is about to append it) cannot be moved by hand, so the fix says what
-// can be done instead.
-func codexDocCap(j Judged) []diag.Finding {
-	b, ok := j.Read(OnDemandBlock.File)
-	if !ok {
-		return nil
-	}
-	span, found, err := generate.FindBlock(b, OnDemandBlock.Block.Name)
-	if !found || err != nil {
-		return nil
-	}
-	user, project := codexLayersIn(j.Env, j.Root, j.Show)
-	limit, source := int64(codexDefaultDocMax), "Codex's default"
-	for _, t := range []*codexLayer{user, project} {
-		if n, ok := t.Doc["project_doc_max_bytes"].(int64); ok {
-			limit, source = n, "set in "+t.show
-		}
-	}
-	fix := "move the nowhook kbs-now block (with its markers) nearer the top of AGENTS.md, or raise project_doc_max_bytes in " + user.show
-	if before, _ := j.Before(OnDemandBlock.File); !hasBlock(before, OnDemandBlock.Block.Name) {
-		fix = fmt.Sprintf("raise project_doc_max_bytes in %s to at least %d (project_doc_max_bytes = %d), or shorten AGENTS.md by at least %d bytes", user.show, span.End, span.End, int64(span.End)-limit)
-	}
-	f := diag.Finding{Path: "AGENTS.md"}
-	switch {
-	case int64(span.Start) >= limit:
-		f.Severity = diag.Error
-		f.Message = fmt.Sprintf("the kbs-now block starts at byte %d of AGENTS.md, beyond project_doc_max_bytes = %d (%s): Codex never sees it", span.Start, limit, source)
-		f.Fix = fix
-	case int64(span.End) > limit:
-		f.Severity = diag.Warn
-		f.Message = fmt.Sprintf("the kbs-now block ends at byte %d of AGENTS.md, beyond project_doc_max_bytes = %d (%s): Codex sees it cut", span.End, limit, source)
-		f.Fix = fix
-	default:
-		f.Message = fmt.Sprintf("the kbs-now block (bytes %d-%d of AGENTS.md) is within project_doc_max_bytes = %d (%s)", span.Start, span.End, limit, source)
-	}
-	return []diag.Finding{f}
 }

@@ -14,6 +14,8 @@ const continueReason = "Continue CLI loads hooks from .continue/settings.json an
 // message's userRules).
 var continueReads = Reads{
 	Client: "Continue CLI 1.5.47",
+	Walk:   StartOnly,
+	Rules:  ".continue/rules", // measured: its Markdown files load beside AGENTS.md
 	Where:  "the folder the session starts in only (a session started in a sub-folder reads no instruction file, not even the root's)",
 	Files: []Instruction{
 		{File: "AGENTS.md", Known: "measured: in the system message; the first of AGENTS.md, AGENT.md and CLAUDE.md wins",

@@ -330,7 +330,8 @@ func TestCleanClaude(t *testing.T) {
 			t.Errorf("unexpected %s %s: %s", f.Severity, f.Check, f.Message)
 		}
 	}
-	expectOne(t, fs, "subfolders.claude", Warn, "sessions started in a sub-folder get no reminder", "only from the directory it starts in")
+	// With no start folder below the root, the sub-folder row is advice.
+	expectOne(t, fs, "subfolders.claude", Info, "sessions started in a sub-folder get no reminder", "only from the directory it starts in")
 	expectOne(t, fs, "claude.hook", OK, `matcher "compact"`, "timeout 6s")
 	expectOne(t, fs, "claude.script", OK, fmt.Sprintf("current template (v%d)", templates.Version))
 	expectOne(t, fs, "kanbus.query", OK, "1 item")
@@ -868,5 +869,80 @@ func TestRefusalInSetupsWords(t *testing.T) {
 				t.Errorf("want one error %q, got:\n%s", want, dump(hits))
 			}
 		})
+	}
+}
+
+// TestCodexTrustPerKanbusFolder: an untrusted project's hook matters only
+// in sessions that find a Kanbus project (shapes: seed 18, a .kanbus.yml
+// in a package alone): info at the root, a warning from the package.
+func TestCodexTrustPerKanbusFolder(t *testing.T) {
+	r := newRepo(t)
+	r.install("codex", time.Second)
+	r.write("pkg/go.mod", "module example.com/pkg\n", 0o644)
+	r.write("pkg/.kanbus.yml", "project_key: kbs\n", 0o644)
+	// A codex on PATH: the computed trust is then a warning (codex would
+	// skip the hook), not info.
+	r.write(filepath.Join(r.bin, "codex"), "#!/bin/sh\necho codex-cli 0.171.0\n", 0o755)
+	got := find(r.run(), "codex.trust")
+	var root, pkg []Finding
+	for _, f := range got {
+		switch f.From {
+		case ".":
+			root = append(root, f)
+		case "pkg":
+			pkg = append(pkg, f)
+		}
+	}
+	if len(root) == 0 || worst(root) != Info || !strings.Contains(root[0].Message, "no .kanbus.yml is found from the root") {
+		t.Errorf("at the root, want info (no Kanbus project from there):\n%s", dump(root))
+	}
+	if len(pkg) == 0 || worst(pkg) != Warn || !strings.HasPrefix(pkg[0].Message, "started in pkg/: ") {
+		t.Errorf("from pkg, want the warning:\n%s", dump(got))
+	}
+	// doctor --from gives each folder's rows as plain doctor does.
+	for _, c := range []struct {
+		from string
+		sev  Severity
+	}{{".", Info}, {"pkg", Warn}} {
+		fs := Run(context.Background(), Options{Root: r.root, Env: r.env, Start: filepath.Join(r.root, c.from), LiveLimit: 3 * time.Second}).Findings
+		if got := find(fs, "codex.trust"); worst(got) != c.sev {
+			t.Errorf("doctor --from %s: want %s:\n%s", c.from, c.sev, dump(got))
+		}
+	}
+	// With a project at the root the warning stays the root's, once.
+	r.write(".kanbus.yml", "project_key: kbs\n", 0o644)
+	got = find(r.run(), "codex.trust")
+	if worst(got) != Warn {
+		t.Errorf("with a root .kanbus.yml:\n%s", dump(got))
+	}
+	for _, f := range got {
+		if f.From != "." {
+			t.Errorf("a row from %s where the root's stands for every folder: %s", f.From, f.Message)
+		}
+	}
+}
+
+// TestJudgeCallsQuickRun: a quick run of nowhook's own wrapper that spent
+// the probe budget before it reached kbs (the python3 fallback starting on
+// a busy machine) cannot tell: info, and doctor --live to tell; under
+// --live, or a quick run that ended early without kbs, it is a warning.
+func TestJudgeCallsQuickRun(t *testing.T) {
+	run := func(elapsed time.Duration) liveRun {
+		return liveRun{scenario: scenario{name: "failing kbs", fake: failingKbs}, res: procResult{elapsed: elapsed}}
+	}
+	for _, c := range []struct {
+		probe, elapsed time.Duration
+		sev            Severity
+		recheck        bool
+	}{
+		{probeBudget, probeBudget + 100*time.Millisecond, Info, true},
+		{probeBudget, 90 * time.Millisecond, Warn, false},
+		{0, 6 * time.Second, Warn, false},
+	} {
+		var v verdict
+		v.judgeCalls(&liveJob{probe: c.probe}, run(c.elapsed), true)
+		if v.sev != c.sev || v.recheck != c.recheck {
+			t.Errorf("probe %s, ran %s without calling kbs: %s (recheck %v) %q, want %s (recheck %v)", c.probe, c.elapsed, v.sev, v.recheck, v.notes, c.sev, c.recheck)
+		}
 	}
 }

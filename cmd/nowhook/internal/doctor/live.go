@@ -198,7 +198,10 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 			if job.notRun = d.notRun(a, s, h); job.notRun != "" {
 				continue
 			}
-			if !d.live {
+			if !d.live && d.goRuntime() {
+				// The python3 fallback can spend the probe budget
+				// starting on a busy machine: its runs get the wrapper's
+				// own budget (the runtime row warns of the fallback).
 				job.probe = probeBudget
 			}
 			job.limit = d.limit
@@ -241,6 +244,17 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 			os.RemoveAll(d.slow.tmp)
 		}
 	}
+}
+
+// goRuntime reports whether the wrappers run the Go hook runtime
+// (nowhook-reminder or nowhook on PATH), which takes the probe budget in
+// a few milliseconds, rather than their python3 fallback.
+func (d *doctor) goRuntime() bool {
+	if _, ok := osutil.LookPath(d.env, "nowhook-reminder"); ok {
+		return true
+	}
+	_, ok := osutil.LookPath(d.env, "nowhook")
+	return ok
 }
 
 // writeFake makes dir and writes the fake kbs there under every name
@@ -678,7 +692,7 @@ func (d *doctor) judge(job *liveJob, r liveRun, yours *liveRun, items int) verdi
 	v.judgeProcesses(job, r)
 	v.judgeOutput(job, r, items)
 	if r.scenario.fake != "" && res.exit == 0 {
-		v.judgeCalls(r, d.kanbus.Config != "")
+		v.judgeCalls(job, r, d.kanbus.Config != "")
 	}
 	v.text += ", " + strings.Join(v.notes, ", ")
 	return v
@@ -792,11 +806,18 @@ func (v *verdict) judgeOutput(job *liveJob, r liveRun, items int) {
 
 // judgeCalls rates how often a probe that exited 0 called the fake kbs.
 // Whatever it printed, a run that never met the failing or hanging kbs
-// proves nothing.
-func (v *verdict) judgeCalls(r liveRun, kanbus bool) {
+// proves nothing. A quick run (the probe budget, nowhook's own wrapper
+// alone) that did not reach kbs says nothing against the hook: on a busy
+// machine the python3 fallback can spend the whole probe budget starting,
+// and the wrapper gives up, as it should, before it calls kbs; doctor
+// --live, with the wrapper's own budget, tells.
+func (v *verdict) judgeCalls(job *liveJob, r liveRun, kanbus bool) {
 	switch {
 	case r.calls == 0 && !kanbus:
 		v.note(OK, "kbs not called: no .kanbus.yml")
+	case r.calls == 0 && job.probe > 0 && r.res.elapsed >= job.probe:
+		v.note(Info, "kbs not called within the probe budget")
+		v.recheck = true
 	case r.calls == 0:
 		v.note(Warn, "kbs not called")
 		v.lacks.missedKbs = []string{r.scenario.name}
@@ -808,7 +829,10 @@ func (v *verdict) judgeCalls(r liveRun, kanbus bool) {
 // runtimeCheck: the wrappers exec nowhook-reminder, else `nowhook
 // reminder`; without either on PATH they fall back to python3, and without
 // that they print nothing.
-var runtimeCheck = checkFunc{"runtime", func(d *doctor, _ *agent) []Finding {
+var runtimeCheck = eachAgent{checkFunc{"runtime", func(d *doctor, a *agent) []Finding {
+	if a != nil {
+		return d.runtimeOf(a)
+	}
 	installed := false
 	for _, a := range d.agents {
 		for _, s := range a.specs {
@@ -849,4 +873,28 @@ var runtimeCheck = checkFunc{"runtime", func(d *doctor, _ *agent) []Finding {
 		f.Fix = "install nowhook (./install.sh in a nowhook checkout) and put it on PATH"
 	}
 	return []Finding{f}
-}}
+}}}
+
+// runtimeOf is the agent's runtime row: an error where a re-inject
+// script of nowhook's that has no python3 fallback (Gemini CLI's
+// BeforeModel hook, which runs before every request) is installed and
+// neither nowhook-reminder nor nowhook is on PATH: that agent gets no
+// reminder at all, whatever the shared runtime row says of the others.
+func (d *doctor) runtimeOf(a *agent) []Finding {
+	if d.goRuntime() {
+		return nil
+	}
+	for _, s := range a.specs {
+		if s.mode != agentpkg.Reinject || s.script == "" {
+			continue
+		}
+		b := d.readScript(s.script)
+		if state, _ := generate.InspectScript(b); state != generate.ScriptOurs || bytes.Contains(b, []byte("command -v python3")) {
+			continue
+		}
+		return []Finding{{Severity: Error, Path: s.script,
+			Message: fmt.Sprintf("neither nowhook-reminder nor nowhook is on PATH, and %s has no python3 fallback: it prints nothing, so %s gets no reminder after a compaction", s.script, a.p.Title),
+			Fix:     "install nowhook (./install.sh in a nowhook checkout) and put it on the PATH " + a.p.Title + " runs with"}}
+	}
+	return nil
+}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 )
 
 // Target is an agent and the state it should end up in: Mode ("" for
@@ -72,6 +73,9 @@ type Plan struct {
 	restored map[string]bool
 	// prior is the record as it was read, before planning changed it.
 	prior *record
+	// verdict is doctor's verdict on what the agents read, as the plan
+	// leaves the files (vet.go).
+	verdict []diag.Finding
 }
 
 // Reconcile plans the request and checks that the plan can be written
@@ -83,13 +87,13 @@ func Reconcile(req Request) (*Plan, error) {
 	}
 	prior := rec.clone() // as read: planning drops what removals will take away
 	s := &session{Request: req, rec: rec, others: inUse(req.Root, rec, req.Targets, req.Found), modes: setUpModes(req.Root, rec, req.Found)}
-	p := newPlan(req.Root)
+	if !req.User {
+		s.starts = agent.StartFolders(req.Root)
+	}
+	p := s.newPlan()
 	g := newGuard(req, rec)
 	agents, err := s.reconcile(p)
 	var restored map[string]bool
-	if err == nil {
-		err = s.vet(p, agents)
-	}
 	if err == nil {
 		restored = restore(p, rec)
 		err = p.check(g)
@@ -100,7 +104,7 @@ func Reconcile(req Request) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Root: req.Root, user: req.User, p: p, rec: rec, prior: prior, agents: agents, s: s, g: g, restored: restored}, nil
+	return &Plan{Root: req.Root, user: req.User, p: p, rec: rec, prior: prior, agents: agents, s: s, g: g, restored: restored, verdict: s.vet(p)}, nil
 }
 
 // Changed reports whether writing the plan changes anything.
