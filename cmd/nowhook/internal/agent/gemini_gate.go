@@ -24,6 +24,22 @@ import (
 // doctor runs it so, twice, with a nowhook-reminder of its own first on
 // PATH that only marks that it started, and a throwaway state folder.
 var geminiGateCheck = Check{Name: "gate", Run: func(v View) []diag.Finding {
+	return geminiGateRows(v, false)
+}, Start: func(_ context.Context, v View) func() []diag.Finding {
+	var out []diag.Finding
+	wait := v.Go(func() { out = geminiGateRows(v, true) })
+	return func() []diag.Finding {
+		wait()
+		return out
+	}
+}}
+
+// geminiGateRows judges each BeforeModel handler of ours. Run (doctor's
+// file checks, which setup and setup --check take as their verdict) judges
+// the command and the script's presence; run, doctor also runs the gate
+// as Gemini CLI would (Start), which starts programs and so is doctor's
+// alone.
+func geminiGateRows(v View, run bool) []diag.Finding {
 	if v.Mode() != Reinject {
 		return nil
 	}
@@ -37,13 +53,13 @@ var geminiGateCheck = Check{Name: "gate", Run: func(v View) []diag.Finding {
 			if h.Event != "BeforeModel" || !ours(h.Command) {
 				continue
 			}
-			out = append(out, geminiGateRow(v, f, h))
+			out = append(out, geminiGateRow(v, f, h, run))
 		}
 	}
 	return out
-}}
+}
 
-func geminiGateRow(v View, f *diag.HookFile, h diag.Handler) diag.Finding {
+func geminiGateRow(v View, f *diag.HookFile, h diag.Handler, run bool) diag.Finding {
 	fix := v.SetupFix(v.Agent().Name)
 	if h.Command != GeminiTurnCommand {
 		msg := fmt.Sprintf("%s: the BeforeModel command is not the one nowhook writes (%s), so the gate that passes every request without a new compression in bash alone may not run", h.Where(), GeminiTurnCommand)
@@ -56,6 +72,10 @@ func geminiGateRow(v View, f *diag.HookFile, h diag.Handler) diag.Finding {
 	if _, err := os.Stat(script); err != nil {
 		return diag.Finding{Severity: diag.Error, Path: f.Show,
 			Message: fmt.Sprintf("%s: %s is missing, so the hook exits 0 and Gemini CLI never gets the reminder", h.Where(), GeminiTurnScript), Fix: fix}
+	}
+	if !run {
+		return diag.Finding{Path: f.Show,
+			Message: fmt.Sprintf("%s: the BeforeModel command sources %s, whose gate passes a request with no compression in bash alone (nowhook doctor runs it)", h.Where(), GeminiTurnScript)}
 	}
 	bash := lookPath("bash", v.Getenv("PATH"))
 	if bash == "" {
