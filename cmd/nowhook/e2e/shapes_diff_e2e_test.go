@@ -92,16 +92,31 @@ var shapesRegressions = map[string][]int64{}
 func TestShapesClaude(t *testing.T) {
 	runShapes(t, shapesClaude, findClient(t, "CLAUDE_BIN", "claude"))
 }
-func TestShapesCodex(t *testing.T) { runShapes(t, shapesCodex, findClient(t, "CODEX_BIN", "codex")) }
-func TestShapesQwen(t *testing.T)  { runShapes(t, shapesQwen, findClient(t, "QWEN_BIN", "qwen")) }
+
+func TestShapesCodex(t *testing.T) {
+	runShapes(t, shapesCodex, findClient(t, "CODEX_BIN", "codex"))
+}
+
+func TestShapesQwen(t *testing.T) {
+	runShapes(t, shapesQwen, findClient(t, "QWEN_BIN", "qwen"))
+}
+
 func TestShapesOpencode(t *testing.T) {
 	runShapes(t, shapesOpencode, findClient(t, "OPENCODE_BIN", "opencode"))
 }
+
 func TestShapesGemini(t *testing.T) {
 	runShapes(t, shapesGemini, findClient(t, "GEMINI_BIN", "gemini"))
 }
-func TestShapesDroid(t *testing.T) { runShapes(t, shapesDroid, findClient(t, "DROID_BIN", "droid")) }
-func TestShapesCline(t *testing.T) { runShapes(t, shapesCline, findClient(t, "CLINE_BIN", "cline")) }
+
+func TestShapesDroid(t *testing.T) {
+	runShapes(t, shapesDroid, findClient(t, "DROID_BIN", "droid"))
+}
+
+func TestShapesCline(t *testing.T) {
+	runShapes(t, shapesCline, findClient(t, "CLINE_BIN", "cline"))
+}
+
 func TestShapesContinue(t *testing.T) {
 	runShapes(t, shapesContinue, findClient(t, "CONTINUE_BIN", "cn"))
 }
