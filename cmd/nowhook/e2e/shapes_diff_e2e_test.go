@@ -174,12 +174,13 @@ func runShapes(t *testing.T, c *shapesClient, bin string) {
 			})
 		}
 	})
-	mx.report(t, list)
+	mx.report(t)
 }
 
 // runShape runs one shape in the client and records each start folder's
 // outcome in mx.
 func runShape(t *testing.T, c *shapesClient, bin, version string, sh shapes.Shape, mx *shapesMatrix) {
+	mx.started(sh.Name)
 	recorded := false
 	defer func() {
 		if t.Failed() && !recorded {
@@ -488,8 +489,15 @@ func kanbusFrom(sh shapes.Shape, st shapes.Start) bool {
 type shapesMatrix struct {
 	client, version string
 	mu              sync.Mutex
+	shapes          []string // the shapes that ran
 	runs            []shapeOutcome
 	failed          []string // shapes whose run ended before a verdict
+}
+
+func (mx *shapesMatrix) started(name string) {
+	mx.mu.Lock()
+	defer mx.mu.Unlock()
+	mx.shapes = append(mx.shapes, name)
 }
 
 func (mx *shapesMatrix) incomplete(name string) {
@@ -620,7 +628,7 @@ func appendTo(t *testing.T, file, text string) {
 
 // report logs the client's confusion matrix and fails the test when
 // false alarms are above 2% of the runs.
-func (mx *shapesMatrix) report(t *testing.T, list []shapes.Shape) {
+func (mx *shapesMatrix) report(t *testing.T) {
 	t.Helper()
 	mx.mu.Lock()
 	defer mx.mu.Unlock()
@@ -632,13 +640,10 @@ func (mx *shapesMatrix) report(t *testing.T, list []shapes.Shape) {
 			alarms = append(alarms, o.Shape+" at "+o.Start+": "+strings.Join(o.Rows, "; "))
 		}
 	}
-	var names []string
-	for _, sh := range list {
-		names = append(names, sh.Name)
-	}
+	names := mx.shapes
 	n := len(mx.runs)
 	t.Logf("SHAPES %s %s: %d shapes (%s), %d shape x start-folder runs: ok and delivered %d, ok and not delivered (false ok) %d, not ok and delivered (false alarm) %d, not ok and not delivered %d; shapes that ended before a verdict: %d %v",
-		mx.client, mx.version, len(list), seedSpan(names), n, count["ok"], count["false-ok"], count["false-alarm"], count["not-ok"], len(mx.failed), mx.failed)
+		mx.client, mx.version, len(names), seedSpan(names), n, count["ok"], count["false-ok"], count["false-alarm"], count["not-ok"], len(mx.failed), mx.failed)
 	if *shapesOut != "" {
 		appendTo(t, filepath.Join(*shapesOut, "matrix.txt"), fmt.Sprintf("%s\t%s\t%s\truns %d\tok %d\tfalse-ok %d\tfalse-alarm %d\tnot-ok %d\tincomplete %d\n",
 			mx.client, mx.version, seedSpan(names), n, count["ok"], count["false-ok"], count["false-alarm"], count["not-ok"], len(mx.failed)))
