@@ -325,8 +325,32 @@ type doctorRow struct {
 	Message  string `json:"message"`
 	Fix      string `json:"fix"`
 	Path     string `json:"path"`
-	// Folder is the start folder a row judges, where doctor names one.
-	Folder string `json:"folder"`
+	// From is the start folder the row judges, relative to the root ("."
+	// for the root); "" where doctor does not say (before --from).
+	From string `json:"from"`
+}
+
+// rowsFor returns the rows that judge sessions started in dir (relative
+// to the root; alias is the same folder by another name, a linked
+// folder's target): the rows of that folder, and the root's rows of the
+// checks that have no row of their own there (doctor's "from" field).
+// Rows that name no folder are the root's.
+func rowsFor(rows []doctorRow, dir, alias string) []doctorRow {
+	at := func(r doctorRow) bool { return r.From == dir || (alias != "" && r.From == alias) }
+	own := map[string]bool{}
+	for _, r := range rows {
+		if at(r) {
+			own[r.Check] = true
+		}
+	}
+	var out []doctorRow
+	for _, r := range rows {
+		root := r.From == "" || r.From == "."
+		if at(r) || (root && !own[r.Check]) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func (r doctorRow) String() string { return r.Severity + " " + r.Check + ": " + r.Message }
@@ -396,8 +420,8 @@ func judge(t *testing.T, r *shapeRun, st shapes.Start, base, after sessionResult
 	sh, c := r.sh, r.c
 	o := shapeOutcome{Client: c.agent, Shape: sh.Name, Seed: sh.Seed, Start: st.Dir, Kind: st.Kind,
 		Worktree: st.Worktree, Mode: sh.Mode(c.agent), OK: true}
-	for _, row := range rows {
-		if row.Agent == c.agent && (row.Folder == "" || row.Folder == st.Dir) && (row.Severity == "warn" || row.Severity == "error") {
+	for _, row := range rowsFor(rows, st.Dir, linkTarget(sh, st)) {
+		if row.Agent == c.agent && (row.Severity == "warn" || row.Severity == "error") {
 			o.OK = false
 			o.Rows = append(o.Rows, row.String())
 		}
@@ -466,13 +490,22 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
+// linkTarget is the folder a linked start folder leads to (relative to
+// the root), or "".
+func linkTarget(sh shapes.Shape, st shapes.Start) string {
+	if f, ok := sh.File(st.Dir); ok && f.Link != "" {
+		return path.Join(path.Dir(st.Dir), f.Link)
+	}
+	return ""
+}
+
 // kanbusFrom reports whether the hook, started in st, finds a Kanbus
 // project: a .kanbus.yml in the start folder (a linked folder's target)
 // or a folder above it in the repository.
 func kanbusFrom(sh shapes.Shape, st shapes.Start) bool {
 	dir := st.Dir
-	if f, ok := sh.File(st.Dir); ok && f.Link != "" {
-		dir = path.Join(path.Dir(st.Dir), f.Link)
+	if l := linkTarget(sh, st); l != "" {
+		dir = l
 	}
 	for {
 		if contains(sh.Kanbus, dir) {
