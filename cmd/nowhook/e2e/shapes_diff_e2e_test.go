@@ -219,7 +219,7 @@ func runShape(t *testing.T, c *shapesClient, bin, version string, sh shapes.Shap
 	}
 
 	args := []string{"setup", "--yes", "--agents", sh.Agents(c.agent)}
-	if c.agent == "codex" && sh.Setup.TrustCodex {
+	if c.agent == "codex" && sh.Setup.TrustCodex && sh.Mode("codex") == "reinject" {
 		args = append(args, "--trust-codex")
 	}
 	setup := runCmd(t, ctx, r.tools, s.repo, "", nowhook, args...)
@@ -271,9 +271,9 @@ func runShape(t *testing.T, c *shapesClient, bin, version string, sh shapes.Shap
 		dir := startPath(s, st, wtAfter)
 		rows, how := runDoctorFrom(t, ctx, r.tools, nowhook, root, dir)
 		after := c.session(t, ctx, r, dir)
-		o := judge(t, r, st, base[i], after, rows)
+		o := judge(t, r, st, base[i], after, rows, exitCode(setup.err))
 		o.Doctor, o.Version = how, version
-		o.SetupExit, o.CheckExit = exitCode(setup.err), exitCode(check.err)
+		o.CheckExit = exitCode(check.err)
 		for _, row := range rows {
 			if row.Severity == "error" && (row.Agent == "" || setUp[row.Agent]) {
 				errorRows = append(errorRows, startName(st)+": "+row.String())
@@ -410,16 +410,16 @@ type shapeOutcome struct {
 	SetupExit, CheckExit int
 	DoctorErrors         []string
 	Doctor               string // how doctor was run
-	Cell                 string // ok, false-ok, false-alarm, not-ok
+	Cell                 string // ok, false-ok, false-alarm, not-ok, setup-failed
 }
 
 // judge compares what the client sent from st before and after setup,
 // and doctor's rows.
-func judge(t *testing.T, r *shapeRun, st shapes.Start, base, after sessionResult, rows []doctorRow) shapeOutcome {
+func judge(t *testing.T, r *shapeRun, st shapes.Start, base, after sessionResult, rows []doctorRow, setupExit int) shapeOutcome {
 	t.Helper()
 	sh, c := r.sh, r.c
 	o := shapeOutcome{Client: c.agent, Shape: sh.Name, Seed: sh.Seed, Start: st.Dir, Kind: st.Kind,
-		Worktree: st.Worktree, Mode: sh.Mode(c.agent), OK: true}
+		Worktree: st.Worktree, Mode: sh.Mode(c.agent), OK: true, SetupExit: setupExit}
 	for _, row := range rowsFor(rows, st.Dir, linkTarget(sh, st)) {
 		if row.Agent == c.agent && (row.Severity == "warn" || row.Severity == "error") {
 			o.OK = false
@@ -459,6 +459,11 @@ func judge(t *testing.T, r *shapeRun, st shapes.Start, base, after sessionResult
 	}
 	o.Delivered = len(o.Lost) == 0 && o.Block && (!o.ReminderWanted || (o.Reminders == 1 && o.Early == 0))
 	switch {
+	case o.SetupExit != 0:
+		// setup said it failed or refused, and wrote nothing: what
+		// doctor says of the untouched repository is no claim about
+		// what setup did.
+		o.Cell = "setup-failed"
 	case o.OK && o.Delivered:
 		o.Cell = "ok"
 	case o.OK:
@@ -675,14 +680,15 @@ func (mx *shapesMatrix) report(t *testing.T) {
 	}
 	names := mx.shapes
 	n := len(mx.runs)
-	t.Logf("SHAPES %s %s: %d shapes (%s), %d shape x start-folder runs: ok and delivered %d, ok and not delivered (false ok) %d, not ok and delivered (false alarm) %d, not ok and not delivered %d; shapes that ended before a verdict: %d %v",
-		mx.client, mx.version, len(names), seedSpan(names), n, count["ok"], count["false-ok"], count["false-alarm"], count["not-ok"], len(mx.failed), mx.failed)
+	judged := n - count["setup-failed"]
+	t.Logf("SHAPES %s %s: %d shapes (%s), %d shape x start-folder runs: ok and delivered %d, ok and not delivered (false ok) %d, not ok and delivered (false alarm) %d, not ok and not delivered %d; setup failed or refused (not judged) %d; shapes that ended before a verdict: %d %v",
+		mx.client, mx.version, len(names), seedSpan(names), n, count["ok"], count["false-ok"], count["false-alarm"], count["not-ok"], count["setup-failed"], len(mx.failed), mx.failed)
 	if *shapesOut != "" {
-		appendTo(t, filepath.Join(*shapesOut, "matrix.txt"), fmt.Sprintf("%s\t%s\t%s\truns %d\tok %d\tfalse-ok %d\tfalse-alarm %d\tnot-ok %d\tincomplete %d\n",
-			mx.client, mx.version, seedSpan(names), n, count["ok"], count["false-ok"], count["false-alarm"], count["not-ok"], len(mx.failed)))
+		appendTo(t, filepath.Join(*shapesOut, "matrix.txt"), fmt.Sprintf("%s\t%s\t%s\truns %d\tok %d\tfalse-ok %d\tfalse-alarm %d\tnot-ok %d\tsetup-failed %d\tincomplete %d\n",
+			mx.client, mx.version, seedSpan(names), n, count["ok"], count["false-ok"], count["false-alarm"], count["not-ok"], count["setup-failed"], len(mx.failed)))
 	}
-	if n > 0 && count["false-alarm"]*100 > 2*n {
-		t.Errorf("%d false alarms in %d runs (%.1f%%), above 2%%:\n%s", count["false-alarm"], n, 100*float64(count["false-alarm"])/float64(n), strings.Join(alarms, "\n"))
+	if judged > 0 && count["false-alarm"]*100 > 2*judged {
+		t.Errorf("%d false alarms in %d judged runs (%.1f%%), above 2%%:\n%s", count["false-alarm"], judged, 100*float64(count["false-alarm"])/float64(judged), strings.Join(alarms, "\n"))
 	}
 }
 
