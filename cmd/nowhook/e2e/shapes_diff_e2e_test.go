@@ -40,9 +40,12 @@ import (
 // kbs-now block is in the first request; and in reinject mode, where a
 // Kanbus project is found from F, the reminder is in the first request
 // after the compaction exactly once and in no request before. doctor's
-// verdict for the client at F is ok when none of the client's rows is a
-// warning or an error. setup must not exit 0, nor `setup --check`
-// other than 1, while doctor reports an error at any start folder.
+// verdict for the client at F is ok when none of the client's rows for F
+// is a warning or an error. A run whose setup exits non-zero (it failed
+// or refused, and wrote nothing) is counted apart, not judged. setup
+// must not exit 0, nor `setup --check` other than 1, while doctor
+// reports an error at any start folder for an agent setup was asked to
+// set up (or for no agent in particular).
 //
 // Each client's test (TestShapes<Client>) runs a fixed sample by default
 // (CI): shapesSampleSeed and the next seeds (shapesClient.sample of
