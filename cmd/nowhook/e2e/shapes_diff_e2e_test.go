@@ -50,18 +50,20 @@ import (
 // Each client's test (TestShapes<Client>) runs a fixed sample by default
 // (CI): shapesSampleSeed and the next seeds (shapesClient.sample of
 // them), the hand-made shapes of issue 24's cases meant for that client,
-// and the seeds that once failed (shapesRegressions). `-shapes N -seed S`
-// runs seeds S..S+N-1 instead; `-shapes-named` adds every hand-made shape;
+// and one seed of each cause that once failed (shapesRegressions).
+// `-shapes N -seed S` runs seeds S..S+N-1 instead; `-shapes-named` adds
+// every hand-made shape, `-shapes-regressions` every fixed scenario;
 // `-shapes-out DIR` appends each run to DIR/runs.jsonl and each
 // disagreement to DIR/findings.md. The test fails on any false ok and on
 // any exit that disagrees with doctor, printing the shape, its tree and a
 // one-line reproduction, and on false alarms above 2% of the runs. It
 // logs the confusion matrix (grep SHAPES).
 var (
-	shapesN     = flag.Int("shapes", 0, "TestShapes*: run this many generated shapes, seeds -seed, -seed+1, ..., instead of the fixed sample")
-	shapesSeed  = flag.Int64("seed", 1, "TestShapes*: the first seed of -shapes")
-	shapesNamed = flag.Bool("shapes-named", false, "TestShapes*: also run every hand-made shape (issue 24's cases) in the client")
-	shapesOut   = flag.String("shapes-out", "", "TestShapes*: append each run to DIR/runs.jsonl and each disagreement to DIR/findings.md")
+	shapesN              = flag.Int("shapes", 0, "TestShapes*: run this many generated shapes, seeds -seed, -seed+1, ..., instead of the fixed sample")
+	shapesSeed           = flag.Int64("seed", 1, "TestShapes*: the first seed of -shapes")
+	shapesNamed          = flag.Bool("shapes-named", false, "TestShapes*: also run every hand-made shape (issue 24's cases) in the client")
+	shapesAllRegressions = flag.Bool("shapes-regressions", false, "TestShapes*: also run every fixed scenario of the client (shapesRegressions), not only the sample's")
+	shapesOut            = flag.String("shapes-out", "", "TestShapes*: append each run to DIR/runs.jsonl and each disagreement to DIR/findings.md")
 )
 
 // shapesSampleSeed is the first seed of the fixed sample.
@@ -88,9 +90,19 @@ var shapesNamedFor = map[string][]string{
 	"issue24-5-both-scopes-no-nowhook": {"claude", "qwen"},
 }
 
-// shapesRegressions are generated seeds that once disagreed with doctor,
-// by client: fixed scenarios that the sample always runs.
-var shapesRegressions = map[string][]int64{}
+// shapeRegression is a generated shape that disagreed with doctor in a
+// client before issue 24's fixes: a fixed scenario.
+type shapeRegression struct {
+	seed int64
+	// cause is what the run showed then.
+	cause string
+	// ci: the fixed sample runs it (one shape for each cause, to keep
+	// the sample's time); -shapes-regressions runs every one.
+	ci bool
+}
+
+// shapesRegressions are the fixed scenarios, by client.
+var shapesRegressions = map[string][]shapeRegression{}
 
 func TestShapesClaude(t *testing.T) {
 	runShapes(t, shapesClaude, findClient(t, "CLAUDE_BIN", "claude"))
@@ -149,8 +161,15 @@ func shapesFor(c *shapesClient) []shapes.Shape {
 		for i := 0; i < c.sample; i++ {
 			add(shapes.Generate(shapesSampleSeed + int64(i)))
 		}
-		for _, seed := range shapesRegressions[c.agent] {
-			add(shapes.Generate(seed))
+		for _, reg := range shapesRegressions[c.agent] {
+			if reg.ci {
+				add(shapes.Generate(reg.seed))
+			}
+		}
+	}
+	if *shapesAllRegressions {
+		for _, reg := range shapesRegressions[c.agent] {
+			add(shapes.Generate(reg.seed))
 		}
 	}
 	if *shapesNamed {
