@@ -258,43 +258,35 @@ func (g *generation) withImports(f folder, p, title string, claude bool) string 
 	return text
 }
 
-// extras are the other instruction files agents read: AGENTS.override.md,
-// .claude/CLAUDE.md, CLAUDE.local.md, .claude/rules/, .clinerules/,
-// .continue/rules/.
+// extras are the other instruction files agents read, each with its odds,
+// the odds of being in the first package instead of the root (0: always
+// at the root), and at most how many rule lines it holds.
+var extras = []struct {
+	odds, inPackage float64
+	path, title     string
+	lines           int
+	local           bool
+	dim             Dim
+}{
+	{0.05, 0.5, "AGENTS.override.md", "Local override", 3, false, DimOverride},
+	{0.04, 0, ".claude/CLAUDE.md", "Claude project memory", 3, false, DimClaudeDir},
+	{0.07, 0, "CLAUDE.local.md", "My own notes", 2, true, DimClaudeLocal},
+	{0.1, 0.3, ".claude/rules/team-style.md", "Team style", 3, false, DimClaudeRules},
+	{0.08, 0, ".clinerules/team.md", "Cline rules", 3, false, DimClineRules},
+	{0.06, 0, ".continue/rules/team.md", "Continue rules", 3, false, DimContinueRule},
+}
+
 func (g *generation) extras() {
-	if g.chance(0.05) {
-		dir := "."
-		if g.chance(0.5) {
-			dir = g.pkgs[0]
+	for _, e := range extras {
+		if !g.chance(e.odds) {
+			continue
 		}
-		p := path.Join(dir, "AGENTS.override.md")
-		g.add(p, g.instructions(p, "Local override", 1+g.intn(3)))
-		g.dim(DimOverride)
-	}
-	if g.chance(0.04) {
-		g.add(".claude/CLAUDE.md", g.instructions(".claude/CLAUDE.md", "Claude project memory", 1+g.intn(3)))
-		g.dim(DimClaudeDir)
-	}
-	if g.chance(0.07) {
-		g.add("CLAUDE.local.md", g.instructions("CLAUDE.local.md", "My own notes", 1+g.intn(2))).Local = true
-		g.dim(DimClaudeLocal)
-	}
-	if g.chance(0.1) {
-		dir := "."
-		if g.chance(0.3) {
-			dir = g.pkgs[0]
+		p := e.path
+		if e.inPackage > 0 && g.chance(e.inPackage) {
+			p = path.Join(g.pkgs[0], e.path)
 		}
-		p := path.Join(dir, ".claude/rules/team-style.md")
-		g.add(p, g.instructions(p, "Team style", 1+g.intn(3)))
-		g.dim(DimClaudeRules)
-	}
-	if g.chance(0.08) {
-		g.add(".clinerules/team.md", g.instructions(".clinerules/team.md", "Cline rules", 1+g.intn(3)))
-		g.dim(DimClineRules)
-	}
-	if g.chance(0.06) {
-		g.add(".continue/rules/team.md", g.instructions(".continue/rules/team.md", "Continue rules", 1+g.intn(3)))
-		g.dim(DimContinueRule)
+		g.add(p, g.instructions(p, e.title, 1+g.intn(e.lines))).Local = e.local
+		g.dim(e.dim)
 	}
 }
 
@@ -318,12 +310,9 @@ func (g *generation) teamFile() {
 func (g *generation) contextNames() {
 	if g.chance(0.12) {
 		cap := g.pick([]string{"65536", "16384", "49152"})
-		line := "project_doc_max_bytes = " + cap
-		if g.chance(0.6) {
-			g.codexProject = append(g.codexProject, line)
+		if g.codexLine("project_doc_max_bytes = " + cap) {
 			g.dim(DimCodexCapProj)
 		} else {
-			g.s.Setup.CodexUser = append(g.s.Setup.CodexUser, line)
 			g.dim(DimCodexCapUser)
 		}
 	}
@@ -332,17 +321,23 @@ func (g *generation) contextNames() {
 		if strings.Contains(names, "TEAM.md") {
 			g.teamFile()
 		}
-		line := "project_doc_fallback_filenames = " + names
-		if g.chance(0.6) {
-			g.codexProject = append(g.codexProject, line)
-		} else {
-			g.s.Setup.CodexUser = append(g.s.Setup.CodexUser, line)
-		}
+		g.codexLine("project_doc_fallback_filenames = " + names)
 		g.dim(DimCodexFallback)
 	}
 	if len(g.codexProject) > 0 {
 		g.add(".codex/config.toml", "# the team's Codex settings\n"+strings.Join(g.codexProject, "\n")+"\n")
 	}
+}
+
+// codexLine puts a line into the project's .codex/config.toml (and
+// returns true) or into the user's config.toml.
+func (g *generation) codexLine(line string) bool {
+	if g.chance(0.6) {
+		g.codexProject = append(g.codexProject, line)
+		return true
+	}
+	g.s.Setup.CodexUser = append(g.s.Setup.CodexUser, line)
+	return false
 }
 
 // Hook matchers a team uses for its SessionStart groups.
