@@ -12,7 +12,7 @@ import (
 )
 
 // seeds is the range the generator's own tests cover.
-const seeds = 3000
+const seeds = 1000
 
 // TestDeterministic: the same seed gives the same shape, byte for byte,
 // and different seeds give different shapes.
