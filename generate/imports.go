@@ -32,3 +32,29 @@ func inCodeSpan(line, word string) bool {
 	i := strings.Index(line, word)
 	return i >= 0 && strings.Count(line[:i], "`")%2 == 1
 }
+
+// ImportPaths lists the paths md imports with `@path` words, outside code
+// fences and code spans, in the order they appear, each once ("./" taken
+// off). A word such as "@someone" is listed too: whoever reads the list
+// looks the path up and finds no such file.
+func ImportPaths(md []byte) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range mdLines(md) {
+		if l.fenced {
+			continue
+		}
+		for _, word := range strings.Fields(l.text) {
+			p, ok := strings.CutPrefix(word, "@")
+			if !ok || p == "" || inCodeSpan(l.text, word) {
+				continue
+			}
+			p = strings.TrimPrefix(p, "./")
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}

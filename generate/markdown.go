@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/nowhook/nowhook/templates"
@@ -85,10 +86,26 @@ type BlockSpan struct {
 	Body       string // the lines between the markers, with LF line endings
 }
 
+// beginREs caches the begin-marker expression of each block name: doctor
+// and setup look for the same few blocks in many files.
+var beginREs sync.Map
+
+func beginMarker(name string) *regexp.Regexp {
+	if re, ok := beginREs.Load(name); ok {
+		return re.(*regexp.Regexp)
+	}
+	re := regexp.MustCompile(`^<!-- nowhook:begin ` + regexp.QuoteMeta(name) + ` v(\d+) -->$`)
+	beginREs.Store(name, re)
+	return re
+}
+
 // FindBlock locates the block named name in md, whatever its version.
 // Marker lines inside code fences are examples, not blocks.
 func FindBlock(md []byte, name string) (BlockSpan, bool, error) {
-	beginRE := regexp.MustCompile(`^<!-- nowhook:begin ` + regexp.QuoteMeta(name) + ` v(\d+) -->$`)
+	if !bytes.Contains(md, []byte("nowhook:")) {
+		return BlockSpan{}, false, nil // no marker at all: nothing to parse
+	}
+	beginRE := beginMarker(name)
 	endLine := "<!-- nowhook:end " + name + " -->"
 	var span BlockSpan
 	found, open, bodyStart := false, false, 0

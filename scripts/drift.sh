@@ -381,6 +381,9 @@ main() {
 	mapfile -t lines <<<"$table"
 	for line in "${lines[@]}"; do
 		IFS=$'\t' read -r agent package pin _ binpkg <<<"$line"
+		# A runtime (node:PACKAGE@VERSION) stays at its pin; only the
+		# client drifts.
+		case $binpkg in node:*) binpkg= ;; esac
 		if [ ${#only[@]} -gt 0 ] && ! printf '%s\n' "${only[@]}" | grep -qx -- "$agent"; then
 			continue
 		fi

@@ -12,8 +12,9 @@
 #   sh scripts/install-agents.sh --pins          # the pin table, checked
 #
 # Cache: $NOWHOOK_AGENT_CACHE, default $HOME/.cache/nowhook/agents, holding
-# one folder per pinned client, and drift/AGENT for the one other version
-# of each that was asked for last. Progress goes to stderr; stdout carries
+# one folder per pinned client, node<MAJOR> for the Node.js a pin names as
+# its runtime (Kimi Code's node22), and drift/AGENT for the one other
+# version of each that was asked for last. Progress goes to stderr; stdout carries
 # only the export lines.
 set -eu
 
@@ -44,9 +45,11 @@ Use it as: eval "\$(sh scripts/install-agents.sh)"
 With arguments, installs only the agents named, each at its pin or at
 VERSION (a version other than the pin goes to .../drift/AGENT, replacing
 the one there). For a client whose pin names a binary package (the fifth
-field), VERSION is LAUNCHER/BINARY, or one version for both. --pins prints
-the pin table (agent, package, version, binary and the binary package, if
-any; tab-separated) after checking it.
+field), VERSION is LAUNCHER/BINARY, or one version for both; one whose pin
+names a runtime (node:PACKAGE@VERSION) runs under that node, installed
+into .../node<MAJOR>, through a launcher in .../AGENT/bin, whatever VERSION
+says. --pins prints the pin table (agent, package, version, binary and the
+fifth field, if any; tab-separated) after checking it.
 USAGE
 }
 
@@ -58,8 +61,8 @@ pins() {
 	awk -F '\t' -v file="$pins_file" '
 		/^#/ || /^[ \t]*$/ { next }
 		(NF != 4 && NF != 5) || $1 !~ /^[a-z][a-z0-9]*$/ || $2 == "" || $3 !~ /^[0-9][0-9A-Za-z.+-]*$/ || $4 == "" ||
-		(NF == 5 && $5 !~ /^@?[^@]+@[0-9][0-9A-Za-z.+-]*$/) {
-			printf "install-agents: %s:%d: want four tab-separated fields (agent, npm package, version, binary) and an optional fifth (binary package PACKAGE@VERSION), got: %s\n", file, NR, $0 > "/dev/stderr"
+		(NF == 5 && $5 !~ /^(node:)?@?[^@]+@[0-9][0-9A-Za-z.+-]*$/) {
+			printf "install-agents: %s:%d: want four tab-separated fields (agent, npm package, version, binary) and an optional fifth (binary package PACKAGE@VERSION, or runtime node:PACKAGE@VERSION), got: %s\n", file, NR, $0 > "/dev/stderr"
 			bad = 1
 			next
 		}
@@ -94,11 +97,14 @@ installed_version() {
 
 # binary_version BIN: first line of BIN --version, or nothing. HOME is a
 # throwaway folder: some clients write their state on every start
-# (Continue CLI its logs).
+# (Continue CLI its logs). XDG_CACHE_HOME is the client's own folder's
+# .cache, kept: Copilot CLI unpacks its 235 MB package there at its first
+# start (6 s), and would at every check in a fresh one. With $runner set
+# (a client pinned with a runtime), BIN runs under that node.
 binary_version() {
 	[ -x "$1" ] || return 0
 	vhome=$(mktemp -d "$work/home.XXXXXX")
-	HOME=$vhome "$1" --version 2>/dev/null | head -n 1 || true
+	HOME=$vhome XDG_CACHE_HOME=${1%/node_modules/.bin/*}/.cache ${runner:+"$runner"} "$1" --version 2>/dev/null | head -n 1 || true
 	rm -rf "$vhome"
 }
 
@@ -152,6 +158,28 @@ platform() {
 	node -p 'process.platform + "-" + process.arch'
 }
 
+# ensure_runtime PACKAGE@VERSION: installs the node of a runtime pin (the
+# fifth field's node:PACKAGE@VERSION, `%p` node's platform-arch) into the
+# cache's node<MAJOR> folder unless it is there, and prints its path.
+ensure_runtime() {
+	rt_name=$(printf '%s' "${1%@*}" | sed "s/%p/$(platform)/g")
+	rt_version=${1##*@}
+	ensure "$cache/node${rt_version%%.*}" node "v$rt_version" "$rt_name@$rt_version"
+}
+
+# write_launcher PATH NODE BIN: PATH becomes a script that runs BIN under
+# NODE with its arguments (rewritten every run: it names paths in the cache).
+write_launcher() {
+	mkdir -p "$(dirname "$1")"
+	{
+		printf '#!/bin/sh\n'
+		printf '# Written by scripts/install-agents.sh: runs %s under the node its pin names.\n' "$(basename "$3")"
+		printf 'exec %s %s "$@"\n' "$(shell_quote "$2")" "$(shell_quote "$3")"
+	} >"$1.tmp"
+	chmod 755 "$1.tmp"
+	mv "$1.tmp" "$1"
+}
+
 # install AGENT[@VERSION]: installs the client and prints its export line.
 install() {
 	agent=${1%%@*}
@@ -162,6 +190,13 @@ install() {
 $line
 EOF
 	dir=$cache/$agent
+	runner=
+	case $binpkg in
+	node:*)
+		runner=$(ensure_runtime "${binpkg#node:}")
+		binpkg=
+		;;
+	esac
 	if [ -z "$binpkg" ]; then
 		case $want in */*) die "$agent@$want: the pin of '$agent' names no binary package, so give one version" ;; esac
 		if [ -n "$want" ] && [ "$want" != "$version" ]; then
@@ -182,6 +217,10 @@ EOF
 		reports=$binpkg_version
 	fi
 	bin=$(ensure "$dir" "$binname" "$reports" "$@")
+	if [ -n "$runner" ]; then
+		write_launcher "$dir/bin/$binname" "$runner" "$bin"
+		bin=$dir/bin/$binname
+	fi
 	printf 'export %s_BIN=%s\n' "$(printf '%s' "$agent" | tr '[:lower:]' '[:upper:]')" "$(shell_quote "$bin")"
 }
 

@@ -32,6 +32,11 @@ type Pin struct {
 	Version string
 	// BinaryPackage is that fifth field, "" without one.
 	BinaryPackage string
+	// Runtime is the fifth field's other form, node:PACKAGE@VERSION, for a
+	// client that needs a newer Node.js than the machine may have: the npm
+	// package (PACKAGE@VERSION) holding the node it runs under; "" without
+	// one. It leaves Version alone: the client itself prints its version.
+	Runtime string
 	// Line is the line of pins.tsv.
 	Line int
 }
@@ -39,8 +44,9 @@ type Pin struct {
 // Pins parses pins.tsv: one client per line that is neither blank nor a
 // comment, with at least four tab-separated fields (agent, npm package,
 // version, binary) and an optional fifth (the binary's own package,
-// PACKAGE@VERSION); fields after those are ignored, so that the file can
-// grow. A line with fewer fields is an error naming it.
+// PACKAGE@VERSION, or the Node.js it runs under, node:PACKAGE@VERSION);
+// fields after those are ignored, so that the file can grow. A line with
+// fewer fields is an error naming it.
 func Pins() ([]Pin, error) { return ParsePins(PinsTSV) }
 
 // ParsePins parses the text of a pins.tsv.
@@ -60,12 +66,17 @@ func ParsePins(text string) ([]Pin, error) {
 		}
 		p := Pin{Agent: f[0], Package: f[1], Pinned: f[2], Version: f[2], Binary: f[3], Line: i + 1}
 		if len(f) > 4 && f[4] != "" {
-			p.BinaryPackage = f[4]
-			at := strings.LastIndex(f[4], "@")
-			if at <= 0 || at == len(f[4])-1 {
-				return nil, fmt.Errorf("scripts/pins.tsv:%d: the fifth field %q is not PACKAGE@VERSION", i+1, f[4])
+			spec, runtime := strings.CutPrefix(f[4], RuntimePrefix)
+			at := strings.LastIndex(spec, "@")
+			if at <= 0 || at == len(spec)-1 {
+				return nil, fmt.Errorf("scripts/pins.tsv:%d: the fifth field %q is neither PACKAGE@VERSION nor %sPACKAGE@VERSION", i+1, f[4], RuntimePrefix)
 			}
-			p.Version = f[4][at+1:]
+			if runtime {
+				p.Runtime = spec
+			} else {
+				p.BinaryPackage = spec
+				p.Version = spec[at+1:]
+			}
 		}
 		if p.Agent == "" || p.Package == "" || p.Version == "" || p.Binary == "" {
 			return nil, fmt.Errorf("scripts/pins.tsv:%d: an empty field", i+1)
@@ -74,6 +85,10 @@ func ParsePins(text string) ([]Pin, error) {
 	}
 	return pins, nil
 }
+
+// RuntimePrefix starts a fifth field that names the Node.js a client runs
+// under rather than its binary's package.
+const RuntimePrefix = "node:"
 
 // Proven returns the pins of the agent named, whose versions the
 // real-client tests passed on, in the order of pins.tsv (none for an

@@ -32,10 +32,10 @@ func TestPins(t *testing.T) {
 }
 
 // TestParsePins: the fields, the binary package's version from a fifth
-// field, comments and blank lines skipped, extra fields ignored, and a
+// field, a fifth field naming a Node.js runtime instead, comments and blank lines skipped, extra fields ignored, and a
 // short line an error that names it.
 func TestParsePins(t *testing.T) {
-	pins, err := ParsePins("# comment\n\nclaude\t@anthropic-ai/claude-code\t2.1.332\tclaude\ndroid\t@factory/cli\t0.225.1\tdroid\t@factory/cli-%p@0.225.2\nx\tpkg\t1.0\tx\t\tmore\r\n")
+	pins, err := ParsePins("# comment\n\nclaude\t@anthropic-ai/claude-code\t2.1.332\tclaude\ndroid\t@factory/cli\t0.225.1\tdroid\t@factory/cli-%p@0.225.2\nx\tpkg\t1.0\tx\t\tmore\r\nkimi\t@moonshot-ai/kimi-code\t2.1.0\tkimi\tnode:node-%p@22.23.5\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,6 +43,7 @@ func TestParsePins(t *testing.T) {
 		{Agent: "claude", Package: "@anthropic-ai/claude-code", Pinned: "2.1.332", Version: "2.1.332", Binary: "claude", Line: 3},
 		{Agent: "droid", Package: "@factory/cli", Pinned: "0.225.1", Version: "0.225.2", BinaryPackage: "@factory/cli-%p@0.225.2", Binary: "droid", Line: 4},
 		{Agent: "x", Package: "pkg", Pinned: "1.0", Version: "1.0", Binary: "x", Line: 5},
+		{Agent: "kimi", Package: "@moonshot-ai/kimi-code", Pinned: "2.1.0", Version: "2.1.0", Runtime: "node-%p@22.23.5", Binary: "kimi", Line: 6},
 	}
 	if len(pins) != len(want) {
 		t.Fatalf("got %+v, want %+v", pins, want)
@@ -58,7 +59,10 @@ func TestParsePins(t *testing.T) {
 	if got := pins[1].Install(); got != "npm install -g @factory/cli" {
 		t.Errorf("droid: Install() = %q", got)
 	}
-	for _, bad := range []string{"claude\tpkg\t1.0\n", "a\tb\tc\td\tnoversion\n", "a\t\t1\tb\n"} {
+	if got := pins[3].Install(); got != "npm install -g @moonshot-ai/kimi-code@2.1.0" {
+		t.Errorf("kimi: Install() = %q", got)
+	}
+	for _, bad := range []string{"claude\tpkg\t1.0\n", "a\tb\tc\td\tnoversion\n", "a\t\t1\tb\n", "a\tb\t1\tc\tnode:noversion\n", "a\tb\t1\tc\tnode:\n"} {
 		if _, err := ParsePins(bad); err == nil {
 			t.Errorf("ParsePins(%q): no error", bad)
 		}

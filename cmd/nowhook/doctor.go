@@ -6,13 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/doctor"
 	"github.com/nowhook/nowhook/detect"
 )
 
 // doctorUsage is doctor's help, written whole; a usage error repeats it.
-const doctorUsage = `Usage: nowhook doctor [--dir DIR] [--json] [--live] [--prove] [--scope user]
+const doctorUsage = `Usage: nowhook doctor [--dir DIR] [--from DIR] [--json] [--live] [--prove] [--scope user]
 
 Checks the repository's hook configuration for every agent that is set up
 or detected, the way each agent reads it, then runs each installed hook
@@ -34,12 +36,24 @@ NOWHOOK_PROBE_BUDGET, which only doctor sets and which can only shorten
 the budget), while the file checks prove that each wrapper is nowhook's,
 unchanged, with its own budget; and it waits for kbs no longer than that.
 
+It judges sessions started at the repository root and in every folder
+where one plausibly starts (each folder with an instruction file of some
+agent, each package root: go.mod, package.json, pyproject.toml,
+Cargo.toml; at most 64, found within half a second, skipping hidden,
+dependency and build folders), and the working directory: what each agent
+loads there, what a budget cuts, and whether the hook runs there. A row
+about such a folder names it ("started in svc/api/: ...", "from" in
+--json) where it differs from the root's. --from DIR judges that one folder.
+
 Exit status: 0 when no check found an error, 1 when one did, 2 for usage.
 
 Flags:
   --dir DIR   the repository (default: the git top level of the working directory, else the working directory)
-  --json      print the findings as a JSON array of {check, agent, severity, message, fix, path},
-              with "client" on the client rows and "proven" on the nowhook row
+  --from DIR  judge sessions started in DIR alone (absolute, or relative to the working directory;
+              it must lie inside the repository)
+  --json      print the findings as a JSON array of {check, agent, severity, message, fix, path, from},
+              with "client" on the client rows and "proven" on the nowhook row; "from" is the
+              start folder the row judges, relative to the repository root ("." for the root)
   --live      the full live runs: each installed hook, scripts of your own too, with the
               wrapper's own budget, and kbs given the whole budget (up to the budget plus 2s)
   --scope S   project (the default): the repository, and whether sessions started in its
@@ -50,6 +64,7 @@ Flags:
 // doctorOptions is what doctor checks and how it reports.
 type doctorOptions struct {
 	dir    string
+	from   string
 	asJSON bool
 	live   bool
 	scope  string
@@ -60,6 +75,7 @@ func doctorCmd(args []string, io stdio) error {
 	var o doctorOptions
 	fs := flag.NewFlagSet("nowhook doctor", flag.ContinueOnError)
 	fs.StringVar(&o.dir, "dir", "", "")
+	fs.StringVar(&o.from, "from", "", "")
 	fs.BoolVar(&o.asJSON, "json", false, "")
 	fs.BoolVar(&o.live, "live", false, "")
 	fs.StringVar(&o.scope, "scope", scopeProject, "")
@@ -71,6 +87,8 @@ func doctorCmd(args []string, io stdio) error {
 	switch {
 	case o.scope != scopeProject && o.scope != scopeUser:
 		return help{whole: doctorUsage}.usageError(fmt.Errorf("--scope %q: the scopes are project (the repository, the default) and user (your own agent settings)", o.scope), fs.Name())
+	case o.scope == scopeUser && o.from != "":
+		return &cmdError{err: errors.New("--from names a folder of a repository, and --scope user checks your own agent settings outside any repository; drop --from"), status: exitUsage}
 	case o.scope == scopeUser && o.dir != "":
 		return &cmdError{err: errors.New("--dir names a repository, and --scope user checks your own agent settings outside any repository; drop --dir"), status: exitUsage}
 	case o.scope == scopeUser:
@@ -88,11 +106,38 @@ func doctorCmd(args []string, io stdio) error {
 		return &cmdError{err: fmt.Errorf("--dir: %w", err), status: exitUsage}
 	}
 	wd, _ := os.Getwd()
-	r := doctor.Run(ctx, doctor.Options{Root: root, Dir: o.dir, Env: os.Environ(), From: wd, Live: o.live, Version: versionString()})
+	start, err := startFolder(root, o.from)
+	if err != nil {
+		return &cmdError{err: err, status: exitUsage}
+	}
+	r := doctor.Run(ctx, doctor.Options{Root: root, Dir: o.dir, Env: os.Environ(), From: wd, Start: start, Live: o.live, Version: versionString()})
 	if o.prove {
 		r = withProof(ctx, r, root, false)
 	}
 	return report(r, o.asJSON, io)
+}
+
+// startFolder is doctor --from's folder, absolute: dir as given (relative
+// to the working directory), a folder inside the repository root; "" for
+// none.
+func startFolder(root, dir string) (string, error) {
+	if dir == "" {
+		return "", nil
+	}
+	abs, err := detect.Dir(dir)
+	if err != nil {
+		return "", fmt.Errorf("--from: %w", err)
+	}
+	real, err1 := filepath.EvalSymlinks(abs)
+	realRoot, err2 := filepath.EvalSymlinks(root)
+	if err1 != nil || err2 != nil {
+		real, realRoot = abs, root
+	}
+	rel, err := filepath.Rel(realRoot, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", fmt.Errorf("--from %s: %s is not inside the repository %s; name a folder of it (a session's start folder), or the repository with --dir", dir, abs, root)
+	}
+	return filepath.Join(root, rel), nil
 }
 
 // report prints the report as a table or JSON; an error-level finding

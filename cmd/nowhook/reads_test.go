@@ -80,6 +80,7 @@ func TestSetupNeverReadsLess(t *testing.T) {
 						sub   bool
 					}
 					name := map[bool]string{false: "at the root", true: "in a sub-folder"}
+					where := map[bool]string{false: ".", true: "sub"}
 					loads := map[start][]string{}
 					users := []*agent.Agent{a}
 					for _, f := range agent.Detect(root) {
@@ -89,13 +90,13 @@ func TestSetupNeverReadsLess(t *testing.T) {
 					}
 					for _, b := range users {
 						for _, sub := range []bool{false, true} {
-							loads[start{b, sub}] = b.LoadsFrom(agent.DirFiles(root), sub)
+							loads[start{b, sub}] = b.LoadsAt(agent.DirFiles(root), where[sub])
 						}
 					}
 					out := runCmd(t, setupCmd, "--yes", "--dir", root, "--agents", a.Name+"="+string(mode))
 					after := agent.DirFiles(root)
 					for s, was := range loads {
-						now := s.agent.LoadsFrom(after, s.sub)
+						now := s.agent.LoadsAt(after, where[s.sub])
 						for _, f := range was {
 							if !contains(now, f) && !contains(shape.ours, f) && !strings.Contains(out, "Note: "+s.agent.Title+" no longer reads "+f) {
 								t.Errorf("%s started %s loaded %s before setup and not after, and setup did not say so (it loads %v; hidden: %v)\n%s", s.agent.Title, name[s.sub], f, now, s.agent.Hidden(after), out)
@@ -109,11 +110,14 @@ func TestSetupNeverReadsLess(t *testing.T) {
 					// AGENTS.md, and doctor's reach row names the limit.
 					ownSplit := !equalLists(loads[start{a, false}], loads[start{a, true}])
 					for _, sub := range []bool{false, true} {
-						if sub && ownSplit {
+						if sub && (ownSplit || a.Reads.Walk == agent.StartOnly) {
+							// An agent that reads only the start folder's
+							// files learns nothing from the root's there
+							// (doctor's reach row says so, with setup --dir).
 							continue
 						}
-						if len(a.TeachesFrom(after, sub)) == 0 {
-							t.Errorf("%s started %s loads %v, none of which has the kbs-now block", a.Title, name[sub], a.LoadsFrom(after, sub))
+						if len(a.TeachesAt(after, where[sub])) == 0 {
+							t.Errorf("%s started %s loads %v, none of which has the kbs-now block", a.Title, name[sub], a.LoadsAt(after, where[sub]))
 						}
 					}
 					runCmd(t, removeCmd, "--yes", "--dir", root)

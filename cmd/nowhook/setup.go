@@ -47,6 +47,8 @@ type setupOptions struct {
 	ask                       asker // asks the wizard's and the review's questions
 	budget                    time.Duration
 	scope                     string // --scope: project or user
+	outside                   bool   // --follow-outside-links
+	command                   string // the command line, as the writer lock names its holder
 }
 
 const (
@@ -75,6 +77,7 @@ func setupCmd(args []string, io stdio) error {
 	fs.BoolVar(&o.checkpoint, "checkpoint", false, "also install the checkpoint: near a full context the agent is told once to write its progress into its Kanbus issues (--checkpoint=false takes it away; without the flag each agent keeps what it has)")
 	fs.IntVar(&o.checkpointAt, "checkpoint-at", 0, "the share of the context window, in percent, at which the checkpoint fires (default 85; turns --checkpoint on)")
 	fs.BoolVar(&o.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask line by line, for screen readers (answers may come from a pipe)")
+	fs.BoolVar(&o.outside, "follow-outside-links", false, outsideUsage)
 	fs.StringVar(&o.scope, "scope", scopeProject, "project: the repository; user: your own settings of the agents named with --agents ("+strings.Join(userNames(), ", ")+"), read by every session on this machine wherever it starts")
 	const about = "Usage: nowhook setup [flags]\n\nInstalls the Kanbus compaction hook for the repository's agents, and takes\naway what nowhook installed for a mode an agent no longer uses.\n\nFlags:\n"
 	if done, err := parseFlags(fs, args, help{about: about}, io); done || err != nil {
@@ -89,6 +92,7 @@ func setupCmd(args []string, io stdio) error {
 		return usageError("--diff goes with --dry-run")
 	}
 	o.fix = fixCommand(fs)
+	o.command = commandLine("setup", args)
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "checkpoint":
@@ -267,13 +271,39 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 		}
 		fmt.Fprintf(io.out, "No agent detected; %s %s.\n", verb, strings.Join(names, " and "))
 	}
-	pl, err := engine.Reconcile(engine.Request{Root: root, Targets: targets, Found: found,
-		Options: agent.Options{Budget: o.budget, Force: o.force, CheckpointAt: at}})
+	req := engine.Request{Root: root, Targets: targets, Found: found, Outside: o.outside,
+		Options: agent.Options{Budget: o.budget, Force: o.force, CheckpointAt: at}}
+	if !o.check && !o.dryRun {
+		release, err := engine.Lock(req, o.command)
+		if err != nil {
+			return failedUntouched(err)
+		}
+		defer release()
+	}
+	pl, err := engine.Reconcile(req)
+	if err != nil && o.check {
+		// A file setup cannot edit as the agent reads it (doctor calls it
+		// an error in the same words): setup would refuse, and only the
+		// user can fix it.
+		return failedUntouched(fmt.Errorf("%w (setup would refuse and write nothing; only you can fix it, and doctor's hooks-file row says the same)", err))
+	}
 	if err != nil {
 		return refused(err)
 	}
+	v, err := judgePlan(root, pl, targets)
+	if err != nil {
+		return failedUntouched(err)
+	}
 	if o.check {
-		return checkSetup(o, pl, trusting, projectShow(root), io)
+		return checkSetup(o, pl, v, trusting, projectShow(root), io)
+	}
+	if err := pl.Refusal(); err != nil {
+		pl.WriteNotes(io.out)
+		return refused(err)
+	}
+	if err := v.others(pl).refusal(); err != nil {
+		pl.WriteNotes(io.out)
+		return refused(err)
 	}
 	if o.dryRun {
 		if !pl.WriteDiff(io.out, o.fullDiff) {
@@ -287,23 +317,31 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 			return err
 		}
 	}
-	if err := pl.Write(); err != nil {
-		return err
+	now, later := splitWrite(pl.Write())
+	if now != nil {
+		return now
 	}
 	pl.WriteSummary(io.out, false, func(t engine.Target) string { return onDemandReason(t, o) }, subFolderNote)
 	var failures []error
+	if later != nil {
+		failures = append(failures, later)
+	}
 	ctx := context.Background()
 	for _, a := range trusting {
 		if !o.trust {
 			fmt.Fprintln(io.out, a.Trust.Hint)
 			continue
 		}
-		msg, err := a.Trust.Record(ctx, root)
+		done, err := a.Trust.Record(ctx, root)
 		if err != nil {
 			failures = append(failures, failedAfterWrite(fmt.Errorf("--trust-codex: %w", err), "The hook files were written; only the trust step failed."))
 			continue
 		}
-		fmt.Fprintln(io.out, osutil.TildeHome(msg))
+		fmt.Fprintln(io.out, osutil.TildeHome(done.Message))
+		// Remembered, so that remove forgets a trust nowhook gave.
+		if err := engine.RememberTrust(root, a.Name, done.Project); err != nil {
+			failures = append(failures, failedAfterWrite(err, "The hook files were written and the trust recorded; only nowhook's record of it failed."))
+		}
 	}
 	if err := pl.ForgetTrust(ctx, io.out); err != nil {
 		failures = append(failures, err)

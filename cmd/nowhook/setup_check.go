@@ -64,12 +64,14 @@ var userShow = shower{
 // write (pl) and, with --trust-codex, the trust the user's Codex config
 // lacks; then the command that makes it so. It exits 1 when there is a
 // difference, 0 when setup would change nothing.
-func checkSetup(o setupOptions, pl *engine.Plan, trusting []*agent.Agent, show shower, io stdio) error {
+func checkSetup(o setupOptions, pl *engine.Plan, v verdict, trusting []*agent.Agent, show shower, io stdio) error {
 	var trust []engine.Difference
 	if o.trust {
 		trust = trustDifferences(pl, trusting)
 	}
-	diffs := append(pl.Differences(), trust...)
+	changes := append(pl.Differences(), trust...)
+	v = v.covered(changes)
+	diffs := append(changes, v.differences(pl.Root)...)
 	out := io.out
 	if show.tilde {
 		out = &tildeWriter{w: io.out}
@@ -93,7 +95,12 @@ func checkSetup(o setupOptions, pl *engine.Plan, trusting []*agent.Agent, show s
 		fmt.Fprintln(out, "No changes: setup would leave every file as it is.")
 		return nil
 	}
-	fmt.Fprintf(out, "setup would %s; to make it so, run: %s\n", wouldDo(pl, len(trust) > 0), o.fix)
+	if len(changes) > 0 {
+		fmt.Fprintf(out, "setup would %s; to make it so, run: %s\n", wouldDo(pl, len(trust) > 0), o.fix)
+	}
+	if n := len(v.fixes) + len(v.stays); n > 0 {
+		fmt.Fprintf(out, "nowhook doctor calls %s: setup fixes %d, only you can fix %d (each listed above with its fix)\n", counted(n, "error"), len(v.fixes), len(v.stays))
+	}
 	return errSilent{status: exitFailed}
 }
 

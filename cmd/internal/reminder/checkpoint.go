@@ -55,6 +55,8 @@ func readHookPayload(o options, limit int, events ...string) (pl payload, ok boo
 	case pl.cursorVersion:
 		o.log.printf("payload carries cursor_version (Cursor runs Claude hooks with other semantics): printing nothing")
 		return pl, false
+	case o.foreign(pl):
+		return pl, false
 	}
 	for _, e := range events {
 		if pl.event == e {

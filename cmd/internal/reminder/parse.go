@@ -30,7 +30,10 @@ type payload struct {
 	source        string // "" unless the source is a string
 	sourceString  bool
 	cursorVersion bool
-	cwd           string
+	// timestamp: the payload has a "timestamp" key, which GitHub Copilot
+	// CLI's payloads carry and Claude Code's do not (client.go).
+	timestamp bool
+	cwd       string
 	// What the checkpoint and the hint read; "" unless a string.
 	sessionID, transcriptPath, event string
 	toolUseID                        string // PostToolUse: the tool call's id
@@ -91,6 +94,8 @@ func parsePayload(b []byte) (pl payload, ok bool) {
 			return pl.sourceString || p.skip(1)
 		case "cursor_version":
 			pl.cursorVersion = true
+		case "timestamp":
+			pl.timestamp = true
 		case "cwd":
 			var isString bool
 			if pl.cwd, isString = p.optString(); isString {

@@ -57,7 +57,7 @@ const (
 )
 
 // Run is `nowhook reminder [--checkpoint [--at P] [--refire P] [--window N]
-// | --hint | --gemini-turn] [--timeout DURATION]`. It prints the reminder,
+// | --hint | --gemini-turn | --kimi] [--timeout DURATION]`. It prints the reminder,
 // the checkpoint, the hint or Gemini CLI's request with the reminder, or
 // nothing, writes to stderr only when NOWHOOK_DEBUG is set, and always
 // returns 0.
@@ -76,6 +76,10 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg.budget = probeBudget(cfg.budget, os.Getenv(ProbeBudgetEnv), log)
 	if help && cfg.mode == modeGeminiTurn {
 		fmt.Fprint(stdout, geminiUsage)
+		return 0
+	}
+	if help && cfg.mode == modeKimi {
+		fmt.Fprint(stdout, kimiUsage)
 		return 0
 	}
 	if help {
@@ -108,6 +112,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		out = hint(o)
 	case modeGeminiTurn: // Gemini CLI's BeforeModel hook: gemini.go
 		out = geminiTurn(o)
+	case modeKimi: // Kimi Code's PreCompact, PostCompact and UserPromptSubmit hooks: kimi.go
+		out = kimiTurn(o)
 	}
 	if len(out) > 0 {
 		// The agent may have stopped reading: a write error is not a crash.
@@ -123,6 +129,7 @@ const usage = `Usage: nowhook reminder [--timeout DURATION]
        nowhook reminder --checkpoint [--at PERCENT] [--refire PERCENT] [--window TOKENS] [--timeout DURATION]
        nowhook reminder --hint [--timeout DURATION]
        nowhook reminder --gemini-turn [--timeout DURATION]
+       nowhook reminder --kimi [--timeout DURATION]
 
 Without a mode, prints the Kanbus work-in-progress reminder for an agent's
 SessionStart (compact) hook.
@@ -145,6 +152,10 @@ of the work in progress for the summary to keep (kbs now --json --list
 every request: it adds the reminder to the first request after each
 compression (nowhook reminder --gemini-turn --help says more).
 
+--kimi is for Kimi Code's PreCompact, PostCompact and UserPromptSubmit
+hooks: it prints the reminder at the first prompt after each compaction
+(nowhook reminder --kimi --help says more).
+
 Every mode reads the hook payload from stdin, runs $KBS, kbs or kanbus
 with "now --json --list" under the budget, prints nothing on any failure,
 and always exits 0. Set NOWHOOK_DEBUG=1 to see why it printed nothing.
@@ -160,6 +171,7 @@ Flags:
                        Claude Code's known models, else 200000)
   --hint               the summary hint for Claude Code's PreCompact hook
   --gemini-turn        the reminder in Gemini CLI's first request after a compression
+  --kimi               the reminder at Kimi Code's first prompt after a compaction
 `
 
 // mode is what Run does.
@@ -170,6 +182,7 @@ const (
 	modeCheckpoint
 	modeHint
 	modeGeminiTurn
+	modeKimi
 	modeNone // conflicting flags: print nothing
 )
 
@@ -200,6 +213,7 @@ func parseFlags(args []string, log logger) (cfg config, help bool) {
 	checkpoint := fs.Bool("checkpoint", false, "")
 	hint := fs.Bool("hint", false, "")
 	gemini := fs.Bool("gemini-turn", false, "")
+	kimi := fs.Bool("kimi", false, "")
 	at := fs.Int("at", DefaultAt, "")
 	refire := fs.Int("refire", DefaultRefire, "")
 	window := fs.Int64("window", 0, "")
@@ -209,9 +223,9 @@ func parseFlags(args []string, log logger) (cfg config, help bool) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	switch n := btoi(*checkpoint) + btoi(*hint) + btoi(*gemini); {
+	switch n := btoi(*checkpoint) + btoi(*hint) + btoi(*gemini) + btoi(*kimi); {
 	case n > 1:
-		log.printf("--checkpoint, --hint and --gemini-turn exclude each other: printing nothing")
+		log.printf("--checkpoint, --hint, --gemini-turn and --kimi exclude each other: printing nothing")
 		cfg.mode = modeNone
 	case *checkpoint:
 		cfg.mode = modeCheckpoint
@@ -219,6 +233,8 @@ func parseFlags(args []string, log logger) (cfg config, help bool) {
 		cfg.mode = modeHint
 	case *gemini:
 		cfg.mode = modeGeminiTurn
+	case *kimi:
+		cfg.mode = modeKimi
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return cfg, true
@@ -320,7 +336,7 @@ func remind(o options) []byte {
 	deadline := time.Now().Add(o.budget)
 	wait := min(o.budget/4, maxStdinWait)
 	pl, proceed := readPayload(o.stdin, wait, o.stop, o.log)
-	if !proceed || deferred(o.getenv, pl.cwd, o.wd, o.log) {
+	if !proceed || o.foreign(pl) || deferred(o.getenv, pl.cwd, o.wd, o.log) {
 		return nil
 	}
 	dir := o.project(pl.cwd)

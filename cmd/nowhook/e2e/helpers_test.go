@@ -34,6 +34,7 @@ func TestMain(m *testing.M) {
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
 	}
+	removeRelease() // release_test.go
 	os.Exit(code)
 }
 

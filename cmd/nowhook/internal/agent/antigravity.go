@@ -21,6 +21,7 @@ var antigravity = &Agent{
 	Markers:  []string{".agents/rules", ".agents/workflows", ".agents/hooks.json", ".agent", "GEMINI.md"},
 	Reads: Reads{
 		Client: "Antigravity (vendor docs; not run)",
+		Walk:   RootOnly,
 		Where:  "the workspace root",
 		Files: []Instruction{
 			{File: "AGENTS.md", Known: "vendor docs"},

@@ -13,6 +13,7 @@ const auggieReason = "Auggie has no compaction event: its hooks are PreToolUse, 
 // AGENTS.md and CLAUDE.md from the workspace root, each on its own).
 var auggieReads = Reads{
 	Client: "Auggie 0.36.0 (source; not run: it needs an Augment login)",
+	Walk:   RootOnly,
 	Where:  "the workspace root (source; sessions started in a sub-folder not known)",
 	Files: []Instruction{
 		{File: ".augment-guidelines", Known: "source: the workspace guidelines"},

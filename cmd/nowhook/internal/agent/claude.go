@@ -61,7 +61,19 @@ var (
 	// AGENTS.md nor is AGENTS.md through a link: Claude Code never sees
 	// AGENTS.md's block there.
 	claudeTeach = &Unless{Block: &Block{File: ClaudeContextFile, Block: onDemand}, Reads: &claudeReads, Loaded: OnDemandBlock.File}
+	// claudeEverywhere is the kbs-now block in a file of its own in
+	// .claude/rules/, which Claude Code loads from every start folder
+	// whatever CLAUDE.md says (measured on 2.1.332), where a session
+	// started in some start folder would otherwise not be taught: a
+	// package folder with a CLAUDE.md of its own hides the root's
+	// AGENTS.md there, and the root's @AGENTS.md is not taken there.
+	claudeEverywhere = &OnlyIf{Block: &Block{File: ClaudeTeachRulesFile, Block: onDemand}, When: untaughtSomewhere(&claudeReads, ClaudeTeachRulesFile),
+		Where: "the kbs-now block, where a session started in a folder below the root would not load it otherwise (a `CLAUDE.md` of that folder hides `AGENTS.md`)"}
 )
+
+// ClaudeTeachRulesFile holds Claude Code's kbs-now block where a session
+// started in a start folder would not be taught otherwise.
+const ClaudeTeachRulesFile = ".claude/rules/kanbus-kbs-now.md"
 
 // ClaudeRulesFile holds Claude Code's Compact Instructions where the
 // repository has no CLAUDE.md of its own.
@@ -95,14 +107,25 @@ const claudeImportCaveat = "takes it only once the import is approved (an intera
 const ClaudeContextFile = "CLAUDE.md"
 
 // claudeReads, measured on Claude Code 2.1.332 against a mock Messages API
-// (claude -p --input-format stream-json; the first request's text).
+// (claude -p --input-format stream-json; the first request's text), in
+// repositories with nested instruction files (TestReadsFoldersProbe):
+// CLAUDE.md and .claude/CLAUDE.md of every folder from the start up to the
+// root; AGENTS.md of those folders only where none of them has a CLAUDE.md
+// (one anywhere on the walk hides every AGENTS.md on it); the Markdown
+// files of .claude/rules/ of each of those folders, whatever else is
+// there; and what their @path lines import from inside the start folder.
 var claudeReads = Reads{
-	Client: "Claude Code 2.1.332",
-	Where:  "the session's folder and each folder above it",
+	Client:     "Claude Code 2.1.332",
+	Where:      "the session's folder and each folder above it; a CLAUDE.md anywhere on that walk hides every AGENTS.md on it",
+	HideOnWalk: true,
+	Rules:      ".claude/rules",
+	Imports:    true,
 	Files: []Instruction{
-		{File: ClaudeContextFile, Known: "measured: its text is in the first request"},
-		{File: "AGENTS.md", HiddenBy: []string{ClaudeContextFile}, ImportedBy: ClaudeContextFile, ImportAtRootOnly: true,
-			Known:  "measured: in the first request where there is no CLAUDE.md, absent beside a CLAUDE.md without an import, and in it again with @AGENTS.md as CLAUDE.md's first line",
+		{File: ClaudeContextFile, Known: "measured: its text is in the first request, from the start folder and every folder above it"},
+		{File: ".claude/CLAUDE.md", Known: "measured: in the first request, and it hides AGENTS.md as a CLAUDE.md does"},
+		{File: "CLAUDE.local.md", Known: "measured: in the first request, from the start folder and every folder above it, and it hides AGENTS.md as a CLAUDE.md does"},
+		{File: "AGENTS.md", HiddenBy: []string{ClaudeContextFile, ".claude/CLAUDE.md", "CLAUDE.local.md"}, ImportedBy: ClaudeContextFile,
+			Known:  "measured: in the first request where no folder from the start up to the root has a CLAUDE.md, absent beside one without an import, and in it again through @AGENTS.md in a CLAUDE.md inside the start folder",
 			Caveat: "a session started in a sub-folder " + claudeImportCaveat},
 	},
 }
@@ -149,9 +172,9 @@ var claude = &Agent{
 	Fallback: true,
 	Modes: []ModeSpec{
 		{Mode: Reinject, Words: "re-inject: a hook puts the work in progress back right after every compaction",
-			Artifacts: []Artifact{claudeHook, claudeWrapper, claudeTeach, claudeCompact, claudeRules, OnDemandBlock, KanbusAgentsBlock}},
+			Artifacts: []Artifact{claudeHook, claudeWrapper, claudeTeach, claudeEverywhere, claudeCompact, claudeRules, OnDemandBlock, KanbusAgentsBlock}},
 		{Mode: OnDemand, Words: "on demand: AGENTS.md (or CLAUDE.md, where it hides AGENTS.md) teaches the agent to run kbs now; no hook",
-			Artifacts: append([]Artifact{claudeTeach}, onDemandOnly()...)},
+			Artifacts: append([]Artifact{claudeTeach, claudeEverywhere}, onDemandOnly()...)},
 	},
 	Refused: map[Mode]string{
 		Nudge: "nudge is Cursor's pre-compaction message to the user; Claude Code re-injects the reminder itself (use reinject or ondemand)",

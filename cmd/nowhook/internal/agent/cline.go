@@ -5,7 +5,11 @@ package agent
 // the folder a session starts in, and nothing from a session started in a
 // sub-folder. Its PreCompact hook is found and never started (3.0.65 maps
 // it to no runtime event), so it cannot re-inject; it gets the on-demand
-// block in AGENTS.md.
+// block in AGENTS.md. A two-step route (a mark at compaction, the reminder
+// with the next prompt, as Kimi Code's) fails at both steps: besides
+// PreCompact, its UserPromptSubmit hook did not start in a `cline --json`
+// task, and its code runs prompt_submit hooks detached and drops their
+// output (measured: TestClineUserPromptSubmitReachesNothing).
 
 const clineReason = "Cline CLI never runs its PreCompact hook (3.0.65 finds .clinerules/hooks/PreCompact and starts it on no event, manual or automatic compaction alike; measured), and it has no event after compaction"
 
@@ -29,6 +33,8 @@ var cline = &Agent{
 	// writes none (AGENTS.md serves Cline and the others at once).
 	Reads: Reads{
 		Client: "Cline CLI 3.0.65",
+		Walk:   StartOnly,
+		Rules:  ".clinerules", // measured: its Markdown files load beside AGENTS.md
 		Where:  "the folder the session starts in only (a session started in a sub-folder reads no instruction file, not even the root's)",
 		Files: []Instruction{
 			{File: "AGENTS.md", Known: "measured: in the system prompt (\"Workspace AGENTS.md\"), and again after a compaction",

@@ -100,15 +100,107 @@ const CodexOverrideFile = "AGENTS.override.md"
 
 // codexReads: Codex CLI 0.171.0 loads one instruction file per folder, from
 // the project root (the git root) down to the session's folder, and joins
-// them, cut off at project_doc_max_bytes.
+// them under one project_doc_max_bytes, which cuts the deepest file first
+// (measured: TestReadsFoldersProbe, TestReadsCodexBudgetProbe).
 var codexReads = Reads{
 	Client: "Codex CLI 0.171.0",
-	Where:  "each folder from the git root down to the session's, one file per folder",
+	Where:  "each folder from the git root down to the session's, one file per folder, all under one project_doc_max_bytes",
+	Budget: codexBudget,
+	// Measured (TestReadsBigClaudeMDProbe): with project_doc_fallback_filenames
+	// = ["TEAM.md"], TEAM.md loads in a folder without AGENTS.md, not beside one.
+	Named:         codexFallbacks,
+	NamedHiddenBy: []string{CodexOverrideFile, "AGENTS.md"},
 	Files: []Instruction{
-		{File: CodexOverrideFile, Known: "vendor docs (the override is read first)"},
-		{File: "AGENTS.md", HiddenBy: []string{CodexOverrideFile}, Limit: "project_doc_max_bytes (32 KiB unless set) cuts it off",
-			Known: "measured: in the first request's user instructions; vendor docs: skipped in a folder with AGENTS.override.md"},
+		{File: CodexOverrideFile, Known: "measured: read first in its folder, and AGENTS.md there is skipped"},
+		{File: "AGENTS.md", HiddenBy: []string{CodexOverrideFile}, Limit: "project_doc_max_bytes (32 KiB unless set) cuts the joined files off",
+			Known: "measured: in the first request's user instructions, the root's first and the start folder's last; skipped in a folder with AGENTS.override.md"},
 	},
+}
+
+// codexBudget is the project_doc_max_bytes Codex applies to a session in
+// the repository f shows: the project's .codex/config.toml where Codex
+// trusts the project (it ignores the project layer of an untrusted one,
+// measured on 0.171.0), else the user's, else Codex's default.
+func codexBudget(f Files) Budget {
+	b := Budget{Limit: codexDefaultDocMax, Setting: "project_doc_max_bytes", Source: "Codex's default", Fix: "~/.codex/config.toml", Row: "agents-md-cap"}
+	s, ok := f.(Sited)
+	if !ok {
+		return b
+	}
+	root, env := s.Site()
+	if root == "" {
+		return b
+	}
+	show := func(abs string) string { return showIn(root, env, abs) }
+	user, project := codexLayersIn(env, root, show)
+	b.Fix = user.show
+	if n, ok := user.Doc["project_doc_max_bytes"].(int64); ok {
+		b.Limit, b.Source = n, "set in "+user.show
+	}
+	if n, ok := project.Doc["project_doc_max_bytes"].(int64); ok {
+		if trusted, state := codexProjectTrust(user, root); trusted {
+			b.Limit, b.Source = n, "set in "+project.show
+		} else {
+			b.Ignored = fmt.Sprintf("project_doc_max_bytes = %d in %s counts only once Codex trusts the project, and %s", n, project.show, state)
+		}
+	}
+	return b
+}
+
+// codexFallbacks is Reads.Named: the files project_doc_fallback_filenames
+// names (the project's config where Codex trusts the project, else the
+// user's), which Codex reads in a folder that has neither
+// AGENTS.override.md nor AGENTS.md.
+func codexFallbacks(f Files, _ string) ([]string, string) {
+	s, ok := f.(Sited)
+	if !ok {
+		return nil, ""
+	}
+	root, env := s.Site()
+	if root == "" {
+		return nil, ""
+	}
+	show := func(abs string) string { return showIn(root, env, abs) }
+	user, project := codexLayersIn(env, root, show)
+	layers := []*codexLayer{user}
+	if trusted, _ := codexProjectTrust(user, root); trusted {
+		layers = append(layers, project)
+	}
+	var names []string
+	source := ""
+	for _, l := range layers {
+		if list, ok := l.Doc["project_doc_fallback_filenames"].([]any); ok {
+			names, source = nil, "project_doc_fallback_filenames in "+l.show
+			for _, x := range list {
+				if n, ok := x.(string); ok && n != "" {
+					names = append(names, n)
+				}
+			}
+		}
+	}
+	return names, source
+}
+
+// codexProjectTrust reports whether the user config trusts the project
+// (its main checkout, in a linked worktree), and otherwise says how it
+// stands ("~/.codex/config.toml has no [projects.\"/repo\"] entry").
+func codexProjectTrust(user *codexLayer, root string) (bool, string) {
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	roots := []string{root}
+	if _, main := CodexHooksFor(root); main != "" {
+		roots = append(roots, main)
+	}
+	for _, r := range roots {
+		if l, ok := tomlTable(user.Doc, "projects", r)["trust_level"].(string); ok {
+			if l == "trusted" {
+				return true, ""
+			}
+			return false, fmt.Sprintf("%s sets trust_level = %q for %s", user.show, l, r)
+		}
+	}
+	return false, fmt.Sprintf("%s has no [projects.%s] entry", user.show, codexpkg.TOMLKey(roots[len(roots)-1]))
 }
 
 // codexName is Codex's --agents name.
@@ -144,7 +236,7 @@ var codex = &Agent{
 		},
 	},
 	Doctor: Doctor{
-		Quirks:     []Check{codexConfigCheck, codexFeaturesCheck, codexLayersCheck, codexTrustCheck, codexDocCapCheck},
+		Quirks:     []Check{codexConfigCheck, codexFeaturesCheck, codexLayersCheck, codexTrustCheck},
 		Transcript: codexRollout,
 		Proved:     true,
 	},
@@ -203,12 +295,15 @@ type Trust struct {
 	Available func() error
 	// Record records the trust of our hook (and the project) and says what
 	// it did.
-	Record func(ctx context.Context, root string) (string, error)
+	Record func(ctx context.Context, root string) (TrustRecorded, error)
 	// Keys lists the trust keys of our entries under event in the hook
 	// file content cur (positions: compute them before an entry is removed).
 	Keys func(root string, cur []byte, event string) []string
-	// Forget removes the trust recorded for keys, or says how to.
-	Forget func(ctx context.Context, root string, keys []string) (string, error)
+	// Forget removes the trust recorded for keys, and the project's trust
+	// if Record recorded it (project, from nowhook's record; "" for none)
+	// and nothing else of the user's needs it, or says how to, or why it
+	// keeps it. forgotten reports that the project's trust is gone.
+	Forget func(ctx context.Context, root string, keys []string, project string) (msg string, forgotten bool, err error)
 	// Preflight refuses a setup that the agent's other config makes
 	// unsafe, before anything is written.
 	Preflight func(root string) error
@@ -225,23 +320,35 @@ func findCodex() error {
 	return nil
 }
 
+// TrustRecorded is what Record did: its words, and the project whose
+// trust it recorded ("" when the project was trusted already), which
+// nowhook's record keeps so that remove can forget it again.
+type TrustRecorded struct {
+	Message, Project string
+}
+
 // recordCodexTrust records, through Codex's own app-server, the trust of
 // exactly our hook and of the project.
-func recordCodexTrust(ctx context.Context, root string) (string, error) {
+func recordCodexTrust(ctx context.Context, root string) (TrustRecorded, error) {
+	msg, project, err := recordCodexTrustAt(ctx, root)
+	return TrustRecorded{Message: msg, Project: project}, err
+}
+
+func recordCodexTrustAt(ctx context.Context, root string) (msg, trusted string, err error) {
 	bin, err := codexpkg.Find(nil, CodexBinary)
 	if err != nil {
-		return "", fmt.Errorf("%w, then run nowhook setup --yes --agents codex --trust-codex", err)
+		return "", "", fmt.Errorf("%w, then run nowhook setup --yes --agents codex --trust-codex", err)
 	}
 	canonical, err := codexpkg.CanonicalRoot(root)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	hooksFile, main := CodexHooksFor(canonical)
 	project, about := canonical, ""
 	if main != "" {
-		b, _ := os.ReadFile(hooksFile)
+		b, _ := diag.ReadBounded(hooksFile)
 		if !codexHook.Present(b) {
-			return "", fmt.Errorf("%s is a git worktree of %s, and Codex loads a worktree's project hooks from the main checkout's %s, which has no hook of nowhook's: Codex runs none in this worktree, whatever its own .codex/hooks.json holds. Bring .codex/ into the main checkout (commit it here and merge it there), or set it up there: nowhook setup --yes --agents codex --trust-codex --dir %s", canonical, main, hooksFile, main)
+			return "", "", fmt.Errorf("%s is a git worktree of %s, and Codex loads a worktree's project hooks from the main checkout's %s, which has no hook of nowhook's: Codex runs none in this worktree, whatever its own .codex/hooks.json holds. Bring .codex/ into the main checkout (commit it here and merge it there), or set it up there: nowhook setup --yes --agents codex --trust-codex --dir %s", canonical, main, hooksFile, main)
 		}
 		project, about = main, "; Codex takes this worktree's project hooks and trust from its main checkout, "+main
 	}
@@ -256,11 +363,12 @@ func recordCodexTrust(ctx context.Context, root string) (string, error) {
 		},
 	})
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	var done []string
 	if res.ProjectTrusted {
 		done = append(done, "the project "+project)
+		trusted = project
 	}
 	if len(res.Recorded) > 0 {
 		done = append(done, "hook "+strings.Join(res.Recorded, ", "))
@@ -273,9 +381,9 @@ func recordCodexTrust(ctx context.Context, root string) (string, error) {
 		where = "your Codex config"
 	}
 	if len(done) == 0 {
-		return "codex: our hook and the project were already trusted in " + where + about, nil
+		return "codex: our hook and the project were already trusted in " + where + about, "", nil
 	}
-	return "codex: trusted " + strings.Join(done, " and ") + " in " + where + about, nil
+	return "codex: trusted " + strings.Join(done, " and ") + " in " + where + about, trusted, nil
 }
 
 // CodexHooksFor returns the project hooks.json that Codex loads for
@@ -326,37 +434,70 @@ func codexTrustKeys(root string, cur []byte, event string) []string {
 
 // forgetCodexTrust removes our hooks' trust through codex app-server when
 // codex is found, otherwise says which lines to delete by hand. The
-// project's own trust stays: the user may rely on it for other hooks.
-func forgetCodexTrust(ctx context.Context, root string, keys []string) (string, error) {
-	if len(keys) == 0 {
-		return "", nil
+// project's trust goes too when nowhook recorded it (project) and nothing
+// else of the user's needs it (codexpkg.ProjectNeeds); a trust the user
+// gave stays.
+func forgetCodexTrust(ctx context.Context, root string, keys []string, project string) (string, bool, error) {
+	config, recorded, projectTrusted := recordedTrust(root, keys, project)
+	gone := !projectTrusted // nothing to forget of the project, and nothing to keep
+	if gone {
+		project = ""
 	}
-	config, recorded := recordedTrust(root, keys)
-	if len(recorded) == 0 {
-		return "", nil // nothing to forget
+	if len(recorded) == 0 && project == "" {
+		return "", gone, nil
 	}
 	bin, err := codexpkg.Find(nil, CodexBinary)
 	if err != nil {
-		if errors.Is(err, codexpkg.ErrCodexNotFound) {
-			return "codex is not on PATH, so nowhook cannot forget the trust of the hook it removed; delete these lines from " + config + ":\n" + codexpkg.ForgetLines(recorded), nil
+		if !errors.Is(err, codexpkg.ErrCodexNotFound) {
+			return "", false, err
 		}
-		return "", err
+		lines := codexpkg.ForgetLines(recorded)
+		why := ""
+		if project != "" {
+			if why = codexpkg.ProjectNeeds(project, nil); why == "" {
+				lines += codexpkg.ForgetProjectLines(project)
+			}
+		}
+		msg := "codex is not on PATH, so nowhook cannot forget the trust it recorded; delete these lines from " + config + ":\n" + lines
+		if why != "" {
+			msg += "\n" + keptProject(project, why)
+		}
+		return msg, false, nil
 	}
-	keys = recorded
 	canonical, err := codexpkg.CanonicalRoot(root)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, trustTimeout)
 	defer cancel()
-	res, err := codexpkg.Forget(ctx, codexpkg.Options{Codex: bin, Dir: canonical, ClientVersion: "nowhook"}, codexpkg.ForgetRequest{Root: canonical, Keys: keys})
+	res, err := codexpkg.Forget(ctx, codexpkg.Options{Codex: bin, Dir: canonical, ClientVersion: "nowhook"}, codexpkg.ForgetRequest{Root: canonical, Keys: recorded, Project: project})
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	if len(res.Removed) == 0 {
-		return "", nil
+	var done []string
+	if len(res.Removed) > 0 {
+		done = append(done, "hook "+strings.Join(res.Removed, ", "))
 	}
-	return "codex: forgot the trust of hook " + strings.Join(res.Removed, ", ") + " (the project's own trust stays)", nil
+	if res.ProjectForgotten {
+		done = append(done, "the project "+project+" (nowhook setup --trust-codex had recorded it)")
+	}
+	var msg []string
+	if len(done) > 0 {
+		tail := ""
+		if project == "" && res.ProjectTrusted {
+			tail = " (the project's own trust stays: nowhook did not record it)"
+		}
+		msg = append(msg, "codex: forgot the trust of "+strings.Join(done, " and ")+tail)
+	}
+	if res.ProjectKept != "" {
+		msg = append(msg, keptProject(project, res.ProjectKept))
+	}
+	return strings.Join(msg, "\n"), gone || res.ProjectForgotten, nil
+}
+
+// keptProject says why the project trust nowhook recorded stays.
+func keptProject(project, why string) string {
+	return "codex: kept the trust of the project " + project + " that nowhook setup --trust-codex recorded, because " + why + "; to drop it anyway, delete [projects." + codexpkg.TOMLKey(project) + "] from your Codex config.toml"
 }
 
 const codexDrops = "Codex drops this whole hooks.json with only a warning, so none of its hooks run"
@@ -450,17 +591,17 @@ func checkCodexConfig(root string) error {
 	return nil
 }
 
-// recordedTrust returns the user's Codex config and which of keys it
-// records trust for.
-func recordedTrust(root string, keys []string) (string, []string) {
+// recordedTrust returns the user's Codex config, which of keys it records
+// trust for, and whether it trusts the project ("" for none asked).
+func recordedTrust(root string, keys []string, project string) (string, []string, bool) {
 	user := codexpkg.ReadConfig(nil, root).User
 	var broken *codexpkg.TOMLError
 	if !user.Exists || user.Err != nil && !errors.As(user.Err, &broken) {
-		return user.Path, nil // absent, or not readable at all
+		return user.Path, nil, false // absent, or not readable at all
 	}
 	state, ok := user.Table("hooks", "state")
 	if broken != nil || !ok {
-		return user.Path, keys // unreadable here: say what to look for
+		return user.Path, keys, project != "" // unreadable here: say what to look for
 	}
 	var recorded []string
 	for _, k := range keys {
@@ -468,7 +609,13 @@ func recordedTrust(root string, keys []string) (string, []string) {
 			recorded = append(recorded, k)
 		}
 	}
-	return user.Path, recorded
+	trusted := false
+	if project != "" {
+		if p, _ := user.Table("projects", project); p["trust_level"] == "trusted" {
+			trusted = true
+		}
+	}
+	return user.Path, recorded, trusted
 }
 
 // Doctor's checks of Codex CLI alone (docs/platforms.md#codex-cli): its
@@ -629,6 +776,31 @@ func startCodexTrust(ctx context.Context, v View) func() []diag.Finding {
 	}
 }
 
+// codexCapTrust is the trust row of a Codex set up without a hook of ours
+// (codex=ondemand) where the project's .codex/config.toml sets
+// project_doc_max_bytes: Codex takes that cap only from a project it
+// trusts (measured on 0.171.0), so the trust decides which cap the
+// agents-md-cap row judges the block under.
+func codexCapTrust(v View) []diag.Finding {
+	user, project := codexLayers(v)
+	n, ok := project.Doc["project_doc_max_bytes"].(int64)
+	if !ok || v.Mode() == "" {
+		return nil
+	}
+	root := v.Root()
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	if trusted, _ := codexProjectTrust(user, root); trusted {
+		return []diag.Finding{{Path: user.show,
+			Message: fmt.Sprintf("Codex trusts the project (%s), so project_doc_max_bytes = %d in %s counts", user.show, n, project.show)}}
+	}
+	_, state := codexProjectTrust(user, root)
+	return []diag.Finding{{Severity: diag.Info, Path: user.show,
+		Message: fmt.Sprintf("project_doc_max_bytes = %d in %s does not count: Codex ignores the project's config.toml until it trusts the project, and %s; the agents-md-cap row judges the kbs-now block under the cap that counts", n, project.show, state),
+		Fix:     fmt.Sprintf("trust the project: add [projects.%s] with trust_level = \"trusted\" to %s (Codex asks when started here)", codexpkg.TOMLKey(root), user.show)}}
+}
+
 // codexNotInstalled makes the trust rows of a machine without codex
 // info: no Codex here skips the hook, and each user with Codex trusts it
 // on their own machine; the fix installs the pinned Codex first.
@@ -653,7 +825,7 @@ func codexNotInstalled(fs []diag.Finding) []diag.Finding {
 func codexTrust(v View, listing *codexListing, skipped string) []diag.Finding {
 	ours := codexOurHandlers(v.Agent(), v.HookFiles(), true)
 	if len(ours) == 0 {
-		return nil
+		return codexCapTrust(v)
 	}
 	fix := v.SetupFix(v.Agent().ArgFor(v.Mode()), "--trust-codex")
 	var out []diag.Finding
@@ -894,69 +1066,8 @@ var codexVersionRE = regexp.MustCompile(`/(\d+\.\d+\.\d+\S*) `)
 // codexDefaultDocMax is Codex's default project_doc_max_bytes.
 const codexDefaultDocMax = 32 << 10
 
-// codexDocCapCheck: Codex reads AGENTS.md only up to project_doc_max_bytes;
-// a block beyond the cap is never seen. Doctor judges the file as it is,
-// setup the file as it would write it (Check.Files), by one function, so
-// that the two never disagree: where doctor would call the block lost,
-// setup refuses before writing anything, since appending the block at the
-// end is where the merge rules put it, and moving it up into the first
-// project_doc_max_bytes would push as many bytes of the user's own text
-// out of what Codex reads.
-var codexDocCapCheck = Check{Name: "agents-md-cap",
-	Run: func(v View) []diag.Finding {
-		read := func(rel string) ([]byte, bool) {
-			b, err := os.ReadFile(filepath.Join(v.Root(), filepath.FromSlash(rel)))
-			return b, err == nil
-		}
-		return codexDocCap(Judged{Root: v.Root(), Env: v.Env(), Read: read, Before: read, Show: v.Show})
-	},
-	Files: codexDocCap,
-}
-
 // hasBlock reports whether md holds the managed block name, in any state.
 func hasBlock(md []byte, name string) bool {
 	_, found, err := generate.FindBlock(md, name)
 	return found || err != nil
-}
-
-// codexDocCap judges where AGENTS.md's kbs-now block lies against the
-// effective project_doc_max_bytes (the project layer's, else the user
-// layer's, else Codex's default): beyond it, an error; cut by it, a
-// warning; within it, ok. A block that j.Before does not hold yet (setup
-// is about to append it) cannot be moved by hand, so the fix says what
-// can be done instead.
-func codexDocCap(j Judged) []diag.Finding {
-	b, ok := j.Read(OnDemandBlock.File)
-	if !ok {
-		return nil
-	}
-	span, found, err := generate.FindBlock(b, OnDemandBlock.Block.Name)
-	if !found || err != nil {
-		return nil
-	}
-	user, project := codexLayersIn(j.Env, j.Root, j.Show)
-	limit, source := int64(codexDefaultDocMax), "Codex's default"
-	for _, t := range []*codexLayer{user, project} {
-		if n, ok := t.Doc["project_doc_max_bytes"].(int64); ok {
-			limit, source = n, "set in "+t.show
-		}
-	}
-	fix := "move the nowhook kbs-now block (with its markers) nearer the top of AGENTS.md, or raise project_doc_max_bytes in " + user.show
-	if before, _ := j.Before(OnDemandBlock.File); !hasBlock(before, OnDemandBlock.Block.Name) {
-		fix = fmt.Sprintf("raise project_doc_max_bytes in %s to at least %d (project_doc_max_bytes = %d), or shorten AGENTS.md by at least %d bytes", user.show, span.End, span.End, int64(span.End)-limit)
-	}
-	f := diag.Finding{Path: "AGENTS.md"}
-	switch {
-	case int64(span.Start) >= limit:
-		f.Severity = diag.Error
-		f.Message = fmt.Sprintf("the kbs-now block starts at byte %d of AGENTS.md, beyond project_doc_max_bytes = %d (%s): Codex never sees it", span.Start, limit, source)
-		f.Fix = fix
-	case int64(span.End) > limit:
-		f.Severity = diag.Warn
-		f.Message = fmt.Sprintf("the kbs-now block ends at byte %d of AGENTS.md, beyond project_doc_max_bytes = %d (%s): Codex sees it cut", span.End, limit, source)
-		f.Fix = fix
-	default:
-		f.Message = fmt.Sprintf("the kbs-now block (bytes %d-%d of AGENTS.md) is within project_doc_max_bytes = %d (%s)", span.Start, span.End, limit, source)
-	}
-	return []diag.Finding{f}
 }

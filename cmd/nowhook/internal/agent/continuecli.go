@@ -14,6 +14,8 @@ const continueReason = "Continue CLI loads hooks from .continue/settings.json an
 // message's userRules).
 var continueReads = Reads{
 	Client: "Continue CLI 1.5.47",
+	Walk:   StartOnly,
+	Rules:  ".continue/rules", // measured: its Markdown files load beside AGENTS.md
 	Where:  "the folder the session starts in only (a session started in a sub-folder reads no instruction file, not even the root's)",
 	Files: []Instruction{
 		{File: "AGENTS.md", Known: "measured: in the system message; the first of AGENTS.md, AGENT.md and CLAUDE.md wins",
@@ -60,4 +62,10 @@ var continueCLI = &Agent{
 			"PreCompact":   continueReason,
 		},
 	},
+	Doctor: Doctor{Quirks: []Check{continueClaudeEntry}},
 }
+
+// continueClaudeEntry, measured on 1.5.47 (TestContinueClaudeEntry): it
+// starts none of them.
+var continueClaudeEntry = claudeEntryCheck("Continue CLI",
+	"it starts none of them, so they do nothing there (measured on 1.5.47)")

@@ -13,6 +13,7 @@ const crushReason = "Crush has no compaction event: its only hook is PreToolUse,
 // turn request).
 var crushReads = Reads{
 	Client: "Crush (source build v0.90.0+37f36e9; not the npm pin 0.96.1)",
+	Walk:   StartOnly,
 	Where:  "the folder the session starts in only (a session started in a sub-folder reads none of them)",
 	Files: []Instruction{
 		{File: "AGENTS.md", Known: "measured on the source build: in the turn request",

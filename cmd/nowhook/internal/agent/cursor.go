@@ -60,6 +60,7 @@ var cursor = &Agent{
 	Binaries: []string{"cursor-agent"},
 	Reads: Reads{
 		Client: "Cursor (vendor docs; not run)",
+		Walk:   RootOnly,
 		Where:  "the repository root and nested folders",
 		Files:  []Instruction{{File: "AGENTS.md", Known: "vendor docs"}},
 	},

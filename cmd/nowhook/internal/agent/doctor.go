@@ -28,11 +28,6 @@ type Doctor struct {
 	// the live runs of the checkpoint (Checkpoint); nil where doctor
 	// cannot write one (its checkpoint row then says so).
 	Transcript *Transcript
-	// Loads, for an agent whose settings name the instruction files it
-	// reads (Gemini CLI's context.fileName), returns those files, from its
-	// hook files (which are its settings), and where the list comes from;
-	// nil where Reads says it all.
-	Loads func(files []*diag.HookFile) (names []string, source string)
 	// Proved: `nowhook doctor --prove` drives the agent's real client
 	// against a mock model (package prove has a driver for it; prove's
 	// tests check that the two agree). Doctor's client row sends a client
@@ -55,26 +50,6 @@ type Check struct {
 	// before it ends). Doctor's file checks (doctor.Static) start
 	// nothing and call Run.
 	Start func(ctx context.Context, v View) (report func() []diag.Finding)
-	// Files, when set, is the check's judgement of files alone, which
-	// setup also makes before it writes, on the files as its plan would
-	// leave them, for an agent it sets up: an error refuses the plan
-	// (nothing is written), a warning becomes a note. Run must come to
-	// the same verdict on the files as they are (it calls Files), so that
-	// setup and doctor never disagree.
-	Files func(j Judged) []diag.Finding
-}
-
-// Judged is what a check of files alone (Check.Files) sees.
-type Judged struct {
-	// Root is the repository; Env the environment the agents would run in.
-	Root string
-	Env  []string
-	// Read returns a repository file's content and whether it exists: as
-	// setup's plan would leave it, or, for doctor, as it is. Before is
-	// the file before the plan (for doctor, as it is).
-	Read, Before func(rel string) ([]byte, bool)
-	// Show is how a path is shown in a message.
-	Show func(abs string) string
 }
 
 // View is what doctor read of the repository for one agent, and what it

@@ -144,9 +144,9 @@ func TestQuirksSeeTheView(t *testing.T) {
 	v = newFakeView(t, gemini, OnDemand, map[string]string{".gemini/settings.json": `{"hooks": {"PreCompact": [{"hooks": [{"type": "command", "command": "kbs now"}]}]}}`})
 	expectRow(t, quirk(t, gemini, "migrated-hooks").Run(v), diag.Error, `"PreCompact" is Claude Code's name`)
 
-	v = newFakeView(t, gemini, OnDemand, map[string]string{".gemini/settings.json": `{"context": {"fileName": ["AGENTS.md", "GEMINI.md"]}}`})
-	if names, source := gemini.Doctor.Loads(v.HookFiles()); strings.Join(names, ",") != "AGENTS.md,GEMINI.md" || source != "context.fileName in .gemini/settings.json" {
-		t.Errorf("Gemini CLI's Loads: %q from %q", names, source)
+	v = newFakeView(t, gemini, OnDemand, map[string]string{".gemini/settings.json": `{"context": {"fileName": ["AGENTS.md", "CONTEXT.md"]}}`})
+	if names, source := geminiContextFiles(v.HookFiles()); strings.Join(names, ",") != "GEMINI.md,AGENTS.md,CONTEXT.md" || source != "context.fileName in .gemini/settings.json" {
+		t.Errorf("Gemini CLI's context files: %q from %q (it reads GEMINI.md whatever context.fileName says)", names, source)
 	}
 
 	v = newFakeView(t, opencode, Reinject, nil)
@@ -160,10 +160,4 @@ func TestQuirksSeeTheView(t *testing.T) {
 	if rows := quirk(t, codex, "trust").Run(v); rows != nil {
 		t.Errorf("Codex's trust without a hook of ours: %+v", rows)
 	}
-	big := strings.Repeat("x", 40<<10) + "\n<!-- nowhook:begin kbs-now v3 -->\nrun kbs now\n<!-- nowhook:end kbs-now -->\n"
-	v = newFakeView(t, codex, Reinject, map[string]string{"AGENTS.md": big})
-	if _, ok := v.BlockSpan("AGENTS.md", "kbs-now"); !ok {
-		t.Fatal("the fixture's kbs-now block is not found")
-	}
-	expectRow(t, quirk(t, codex, "agents-md-cap").Run(v), diag.Error, "beyond project_doc_max_bytes = 32768")
 }

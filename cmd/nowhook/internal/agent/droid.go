@@ -2,7 +2,6 @@ package agent
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
@@ -63,11 +62,17 @@ var (
 // droidReads, measured on 0.225.2 (droid exec against a mock; the first
 // request's "Project Instructions").
 var droidReads = Reads{
-	Client: "Factory Droid 0.225.2",
-	Where:  "the session's folder and each folder above it (a session started in a sub-folder reads the root's files too, closest first)",
+	Client:       "Factory Droid 0.225.2",
+	ClosestFirst: true,
+	// Measured (TestReadsDroidLinksProbe): AGENTS.md or CLAUDE.md as a
+	// symbolic link (to docs/agent-rules.md, to TEAM.md beside it) did not
+	// reach the first request.
+	NoLinks: true,
+	Where:   "the session's folder and each folder above it (a session started in a sub-folder reads the root's files too, closest first)",
 	Files: []Instruction{
 		{File: ClaudeContextFile, Known: "measured: in the first request, before AGENTS.md, and again after a compaction"},
-		{File: "AGENTS.md", Known: "measured: in the first request beside CLAUDE.md, and again after a compaction"},
+		{File: "AGENTS.md", Known: "measured: in the first request beside CLAUDE.md, and again after a compaction; not where it is a symbolic link",
+			Keep: "make AGENTS.md a file of its own rather than a symbolic link (Factory Droid 0.225.2 reads no linked instruction file): for example turn the link around, moving the text into AGENTS.md and linking the other name to it"},
 	},
 }
 
@@ -113,7 +118,7 @@ var droidHooksJSONCheck = Check{Name: "hooks-json", Run: func(v View) []diag.Fin
 	if v.Mode() != Reinject {
 		return nil
 	}
-	b, err := os.ReadFile(filepath.Join(v.Root(), filepath.FromSlash(droidHooksJSON)))
+	b, err := diag.ReadBounded(filepath.Join(v.Root(), filepath.FromSlash(droidHooksJSON)))
 	if err != nil {
 		return nil
 	}

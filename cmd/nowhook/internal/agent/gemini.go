@@ -1,10 +1,18 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/tailscale/hujson"
+
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
@@ -97,9 +105,10 @@ var gemini = &Agent{
 	Binaries: []string{"gemini"},
 	Reads: Reads{
 		Client: "Gemini CLI 0.61.0",
-		Where:  "the session's folder and each folder above it up to the git root, and folders below it",
+		Where:  "the session's folder and each folder above it up to the git root",
+		Named:  geminiNamed,
 		Files: []Instruction{
-			{File: GeminiContextFile, Known: "measured: in the first request's session context, and again after a compression"},
+			{File: GeminiContextFile, Known: "measured: in the first request's session context, and again after a compression; also where context.fileName names other files"},
 			{File: "AGENTS.md", Setting: "context.fileName", Known: "measured: absent unless context.fileName lists it"},
 		},
 	},
@@ -116,7 +125,6 @@ var gemini = &Agent{
 	},
 	Doctor: Doctor{
 		Quirks: []Check{geminiMigratedCheck, geminiContextCheck},
-		Loads:  geminiContextFiles,
 	},
 	// Measured on 0.61.0: started in sub/deeper of a repository whose root
 	// has the hook, Gemini CLI listed no project hook and the hook never
@@ -244,10 +252,11 @@ func triggerWord(event string) string {
 	return "compression's trigger"
 }
 
-// geminiContextCheck: Gemini CLI reads the files context.fileName names
-// (the project's settings win over the user's; the default is GEMINI.md),
-// and AGENTS.md only when it is one of them: one of those files must hold
-// the kbs-now block.
+// geminiContextCheck: Gemini CLI reads GEMINI.md, and besides it the files
+// context.fileName names (the project's settings win over the user's), and
+// AGENTS.md only when it is one of them: one of those files must hold the
+// kbs-now block. Measured on 0.61.0 (TestReadsGeminiFileNameProbe): with
+// context.fileName "CONTEXT.md" it loads GEMINI.md and CONTEXT.md.
 var geminiContextCheck = Check{Name: "context-file", Run: func(v View) []diag.Finding {
 	a := v.Agent()
 	names, source := geminiContextFiles(v.HookFiles())
@@ -259,7 +268,7 @@ var geminiContextCheck = Check{Name: "context-file", Run: func(v View) []diag.Fi
 			continue
 		}
 		if f.Severity == diag.OK {
-			f.Message += fmt.Sprintf(", and %s reads %s (%s)", a.Title, file, source)
+			f.Message += fmt.Sprintf(", and %s reads %s (%s)", a.Title, file, geminiWhy(file, source))
 			return []diag.Finding{f}
 		}
 		if fallback == nil {
@@ -284,43 +293,121 @@ var geminiContextCheck = Check{Name: "context-file", Run: func(v View) []diag.Fi
 	}
 	f := diag.Finding{Severity: diag.Warn, Path: names[0],
 		Message: fmt.Sprintf("%s reads %s (%s), %s nowhook kbs-now block, so %s never learns to run `kbs now`",
-			a.Title, strings.Join(names, ", "), source, which, a.Title),
+			a.Title, joinNames(names), source, which, a.Title),
 		Fix: v.SetupFix(a.Name)}
-	if !contains(names, GeminiContextFile) {
-		f.Fix = fmt.Sprintf("add %q to context.fileName (%s), then run %s", GeminiContextFile, source, v.SetupFix(a.Name))
-	}
 	if !contains(names, OnDemandBlock.File) && v.HasBlock(OnDemandBlock.File, name) {
 		f.Message += fmt.Sprintf(" (%s has it, but %s reads %s only when context.fileName lists it)", OnDemandBlock.File, a.Title, OnDemandBlock.File)
 	}
 	return []diag.Finding{f}
 }}
 
-// geminiContextFiles returns the context files Gemini CLI reads and where
-// that list comes from.
+// geminiWhy says why Gemini CLI reads file: GEMINI.md always, the others
+// because source names them.
+func geminiWhy(file, source string) string {
+	if file == GeminiContextFile {
+		if source == geminiDefaultSource {
+			return source
+		}
+		return "it reads GEMINI.md also where " + source + " names other files"
+	}
+	return source
+}
+
+const geminiDefaultSource = "its default context file"
+
+func joinNames(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// geminiContextFiles returns the context files Gemini CLI reads, from its
+// settings files as doctor parsed them: GEMINI.md, then the files
+// context.fileName names; and where that list comes from.
 func geminiContextFiles(files []*diag.HookFile) ([]string, string) {
 	for _, user := range []bool{false, true} {
 		for _, f := range files {
 			if f.User != user || f.Doc == nil {
 				continue
 			}
-			ctx, _ := f.Doc["context"].(map[string]any)
-			switch v := ctx["fileName"].(type) {
-			case string:
-				if v != "" {
-					return []string{v}, "context.fileName in " + f.Show
-				}
-			case []any:
-				var names []string
-				for _, x := range v {
-					if s, ok := x.(string); ok && s != "" {
-						names = append(names, s)
-					}
-				}
-				if len(names) > 0 {
-					return names, "context.fileName in " + f.Show
+			if names := geminiFileNames(f.Doc); len(names) > 0 {
+				return withGeminiMD(names), "context.fileName in " + f.Show
+			}
+		}
+	}
+	return []string{GeminiContextFile}, geminiDefaultSource
+}
+
+// withGeminiMD puts GEMINI.md first, which Gemini CLI 0.61.0 reads
+// whatever context.fileName says.
+func withGeminiMD(names []string) []string {
+	out := []string{GeminiContextFile}
+	for _, n := range names {
+		if !contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// geminiFileNames are the names context.fileName lists in a settings
+// document.
+func geminiFileNames(doc map[string]any) []string {
+	ctx, _ := doc["context"].(map[string]any)
+	switch v := ctx["fileName"].(type) {
+	case string:
+		if v != "" {
+			return []string{v}
+		}
+	case []any:
+		var names []string
+		for _, x := range v {
+			if s, ok := x.(string); ok && s != "" {
+				names = append(names, s)
+			}
+		}
+		return names
+	}
+	return nil
+}
+
+// geminiNamed is Reads.Named: the files context.fileName names for a
+// session started in from, in the settings Gemini CLI reads there (the
+// start folder's .gemini/settings.json, which a session started in a
+// sub-folder does not take from the root, measured; else the user's
+// ~/.gemini/settings.json).
+func geminiNamed(f Files, from string) ([]string, string) {
+	rel := path.Join(from, GeminiSettings[0])
+	if b, ok := f.Read(rel); ok {
+		if names := geminiSettingsNames(b); len(names) > 0 {
+			return withGeminiMD(names), "context.fileName in " + rel
+		}
+	}
+	if s, ok := f.(Sited); ok {
+		if _, env := s.Site(); osutil.Getenv(env, "HOME") != "" {
+			user := filepath.Join(osutil.Getenv(env, "HOME"), ".gemini", "settings.json")
+			if b, err := os.ReadFile(user); err == nil {
+				if names := geminiSettingsNames(b); len(names) > 0 {
+					return withGeminiMD(names), "context.fileName in ~/.gemini/settings.json"
 				}
 			}
 		}
 	}
-	return []string{GeminiContextFile}, "its default context file"
+	return []string{GeminiContextFile}, geminiDefaultSource
+}
+
+// geminiSettingsNames parses a settings file as Gemini CLI does (comments
+// allowed) and returns what context.fileName lists.
+func geminiSettingsNames(b []byte) []string {
+	std, err := hujson.Standardize(bytes.Clone(b)) // it works in place, and b may be a plan's
+
+	if err != nil {
+		return nil
+	}
+	var doc map[string]any
+	if json.Unmarshal(std, &doc) != nil {
+		return nil
+	}
+	return geminiFileNames(doc)
 }

@@ -36,6 +36,7 @@ var junie = &Agent{
 	Binaries: []string{"junie"},
 	Reads: Reads{
 		Client: "Junie (vendor docs, jetbrains.com/help/junie of 24 November 2025; not run)",
+		Walk:   RootOnly,
 		Where:  "the project root",
 		Files: []Instruction{
 			{File: JunieGuidelines, Known: "vendor docs: the guidelines file by default, added to every task"},

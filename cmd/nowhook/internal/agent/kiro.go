@@ -36,6 +36,7 @@ var kiro = &Agent{
 	Binaries: []string{"kiro-cli", "kiro"},
 	Reads: Reads{
 		Client: "Kiro (vendor docs, kiro.dev/docs/steering read 2026-12-01; not run)",
+		Walk:   RootOnly,
 		Where:  "the workspace root, beside the steering files of .kiro/steering/ and ~/.kiro/steering/",
 		Files: []Instruction{
 			{File: "AGENTS.md", Known: "vendor docs: a root AGENTS.md is always included, as steering without inclusion modes"},

@@ -52,8 +52,12 @@ var (
 // request's system prompt): the first of AGENTS.md and CLAUDE.md found
 // from the session's folder up to the git root is read, not both.
 var opencodeReads = Reads{
-	Client: "OpenCode 1.18.33",
-	Where:  "the session's folder and each folder above it up to the git root (or the worktree's root); the first of its file names found wins",
+	Client:       "OpenCode 1.18.33",
+	ClosestFirst: true,
+	// Measured (TestReadsFoldersProbe): AGENTS.md + pkg/CLAUDE.md from pkg
+	// loads AGENTS.md alone; CLAUDE.md + pkg/AGENTS.md, pkg/AGENTS.md alone.
+	HideOnWalk: true,
+	Where:      "the session's folder and each folder above it up to the git root (or the worktree's root); the first of its file names found wins",
 	Files: []Instruction{
 		{File: "AGENTS.md", Known: "measured: in every request's system prompt"},
 		{File: "CLAUDE.md", HiddenBy: []string{"AGENTS.md"}, Known: "measured: in the first request where there is no AGENTS.md, absent beside one",

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/tailscale/hujson"
 
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
 )
@@ -97,9 +99,13 @@ var qwen = &Agent{
 	Reads: Reads{
 		Client: "Qwen Code 0.24.4",
 		Where:  "the session's folder and each folder above it up to the git root",
+		// Measured (TestReadsQwenFileNameProbe): context.fileName replaces
+		// the list, unlike Gemini CLI's: "TEAM.md" loads TEAM.md alone,
+		// ["QWEN.md"] QWEN.md alone, ["AGENTS.md", "TEAM.md"] those two.
+		Named: qwenNamed,
 		Files: []Instruction{
-			{File: QwenContextFile, Known: "measured: in the first request's system prompt"},
-			{File: "AGENTS.md", Known: "measured: in the first request's system prompt beside QWEN.md (not when context.fileName names QWEN.md alone)"},
+			{File: QwenContextFile, Setting: "context.fileName", Known: "measured: in the first request's system prompt, unless context.fileName names other files"},
+			{File: "AGENTS.md", Setting: "context.fileName", Known: "measured: in the first request's system prompt beside QWEN.md (not when context.fileName names QWEN.md alone)"},
 		},
 	},
 	Hooks: HookFormat{
@@ -364,3 +370,32 @@ func qwenTrustFor(rules map[string]string, root string) (rule, level string) {
 	}
 	return rule, level
 }
+
+// qwenNamed is Reads.Named: the files context.fileName names for a session
+// started in from (the start folder's .qwen/settings.json, else the
+// user's), else Qwen Code's default, QWEN.md and AGENTS.md.
+func qwenNamed(f Files, from string) ([]string, string) {
+	rel := path.Join(from, ".qwen/settings.json")
+	if b, ok := f.Read(rel); ok {
+		if names := geminiSettingsNames(b); len(names) > 0 {
+			return names, "context.fileName in " + rel
+		}
+	}
+	if s, ok := f.(Sited); ok {
+		_, env := s.Site()
+		dir := osutil.Getenv(env, "QWEN_HOME")
+		if dir == "" && osutil.Getenv(env, "HOME") != "" {
+			dir = filepath.Join(osutil.Getenv(env, "HOME"), ".qwen")
+		}
+		if dir != "" {
+			if b, err := os.ReadFile(filepath.Join(dir, "settings.json")); err == nil {
+				if names := geminiSettingsNames(b); len(names) > 0 {
+					return names, "context.fileName in ~/.qwen/settings.json"
+				}
+			}
+		}
+	}
+	return []string{QwenContextFile, "AGENTS.md"}, qwenDefaultSource
+}
+
+const qwenDefaultSource = "its default context files"

@@ -6,7 +6,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
+	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/generate"
 	"github.com/nowhook/nowhook/templates"
 )
@@ -19,31 +22,43 @@ import (
 // runs the real setup over many repository shapes and compares Loads
 // before and after.
 
-// Files is a repository's files as an agent would find them: on disk, or
-// as a plan leaves them. Paths are relative to the root, slash-separated.
-type Files interface {
-	// Read returns the file's content and whether it exists.
-	Read(path string) ([]byte, bool)
-	// Same reports whether a and b name one file (a symbolic link).
-	Same(a, b string) bool
-}
-
-// Kept is what a Files may know besides: whether nowhook's record says
-// the file at path was there before nowhook first wrote into it, so that
-// it is the user's whatever it now holds.
-type Kept interface {
-	Kept(path string) bool
-}
-
-// Reads is what an agent loads as instructions.
+// Reads is what an agent loads as instructions (judge.go applies it).
 type Reads struct {
 	// Client is the client and version the facts were known on.
 	Client string
-	// Files are the instruction files it loads from the session's folder,
-	// in the order it loads them.
+	// Files are the instruction files it looks for in each folder of its
+	// walk, by their path in that folder, in the order it loads them.
 	Files []Instruction
 	// Where says from which folders it loads them (for the docs and doctor).
 	Where string
+	// Walk is which folders it loads them from; ClosestFirst: the start
+	// folder's first, the root's last (else the root's first).
+	Walk         Walk
+	ClosestFirst bool
+	// HideOnWalk: a file of HiddenBy anywhere on the walk hides the file in
+	// every folder of it (Claude Code: one CLAUDE.md hides every
+	// AGENTS.md), not only in its own folder (Codex's AGENTS.override.md).
+	HideOnWalk bool
+	// Rules is a folder, in each folder of the walk, whose Markdown files
+	// the agent loads too, whatever else is there (Claude Code's
+	// .claude/rules).
+	Rules string
+	// Imports: a loaded file's `@path` lines bring the files they name in
+	// (Claude Code), from inside the start folder only.
+	Imports bool
+	// Budget, where set, is the cap on all the files together (Codex).
+	Budget func(f Files) Budget
+	// Named, where set, are the files the agent's settings name for a
+	// session started in from (Gemini CLI's context.fileName), and where
+	// the list comes from; an Instruction with a Setting loads only where
+	// they name it.
+	Named func(f Files, from string) (names []string, source string)
+	// NamedHiddenBy are the files that hide, in their folder, a file
+	// only Named names (Codex's fallback files come after AGENTS.md).
+	NamedHiddenBy []string
+	// NoLinks: the agent reads no instruction file that is a symbolic
+	// link (Factory Droid, measured).
+	NoLinks bool
 }
 
 // Instruction is one instruction file an agent loads.
@@ -53,19 +68,15 @@ type Instruction struct {
 	// "source" or "reported"), with what was seen.
 	Known string
 	// HiddenBy are files whose presence makes the agent skip this one
-	// (unless they are the same file through a link).
+	// (unless they are the same file through a link): in the same folder,
+	// or on the whole walk (Reads.HideOnWalk).
 	HiddenBy []string
 	// ImportedBy is a file whose `@File` line loads this one even where
-	// it is hidden (Claude Code's import).
+	// it is hidden (Claude Code's import; for the docs: Reads.Imports
+	// follows every import).
 	ImportedBy string
-	// ImportAtRootOnly: the import loads the file only in a session
-	// started in ImportedBy's own folder; from a sub-folder it is an
-	// import from outside the start folder, which the agent does not take
-	// unasked (Claude Code: claude -p drops it, an interactive session
-	// asks, offering No first). LoadsFrom leaves it out there.
-	ImportAtRootOnly bool
 	// Setting names the setting without which the agent does not load the
-	// file at all (Gemini CLI's context.fileName); Loads leaves it out.
+	// file at all (Gemini CLI's context.fileName).
 	Setting string
 	// Limit says what cuts the file off (Codex's project_doc_max_bytes).
 	Limit string
@@ -77,113 +88,52 @@ type Instruction struct {
 }
 
 // Loads lists the instruction files the agent loads from a session started
-// at the repository root, as f shows the repository: the one function
-// setup, doctor and the tests ask.
-func (a *Agent) Loads(f Files) []string { return a.Reads.Loads(f) }
+// at the repository root, as f shows the repository.
+func (a *Agent) Loads(f Files) []string { return a.Judge(f, ".").Files() }
 
-// LoadsFrom is Loads for a session started at the root (sub false) or in
-// a sub-folder of it (sub true), where the files at the root are still
-// found (every agent here looks in the folders above the start) but an
-// import the agent takes only at the root is not.
-func (a *Agent) LoadsFrom(f Files, sub bool) []string { return a.Reads.LoadsFrom(f, sub) }
+// LoadsAt lists the instruction files the agent loads from a session
+// started in the folder from.
+func (a *Agent) LoadsAt(f Files, from string) []string { return a.Judge(f, from).Files() }
 
-// TeachesFrom is Teaches for a session started at the root or in a
-// sub-folder (see LoadsFrom).
-func (a *Agent) TeachesFrom(f Files, sub bool) []string {
-	var out []string
-	for _, file := range a.LoadsFrom(f, sub) {
-		if b, _ := f.Read(file); OnDemandBlock.Present(b) {
-			out = append(out, file)
-		}
+// TeachesAt lists the files the agent loads, in a session started in
+// from, whose kbs-now block it reads whole.
+func (a *Agent) TeachesAt(f Files, from string) []string { return a.Judge(f, from).Teaches() }
+
+// Teaches lists the files among those the agent loads at the root whose
+// kbs-now block it reads whole.
+func (a *Agent) Teaches(f Files) []string { return a.TeachesAt(f, ".") }
+
+// Hidden lists, for each instruction file that exists in f but that the
+// agent does not load from the root, the file that hides it ("" for a
+// setting).
+func (a *Agent) Hidden(f Files) map[string]string {
+	out := map[string]string{}
+	for _, h := range a.Judge(f, ".").Hidden {
+		out[h.File] = h.By
 	}
 	return out
 }
 
-// Loads lists the instruction files loaded from a session started at the
-// repository root, as f shows the repository.
-func (r *Reads) Loads(f Files) []string { return r.LoadsFrom(f, false) }
-
-// LoadsFrom lists the instruction files loaded from a session started at
-// the repository root or, with sub, in a sub-folder of it.
-func (r *Reads) LoadsFrom(f Files, sub bool) []string {
-	var out []string
-	for _, in := range r.Files {
-		if in.Setting != "" {
-			continue
-		}
-		if _, ok := f.Read(in.File); !ok {
-			continue
-		}
-		if hider(f, in) != "" {
-			if in.ImportedBy == "" || !contains(out, in.ImportedBy) || (sub && in.ImportAtRootOnly) {
-				continue
-			}
-			if b, _ := f.Read(in.ImportedBy); !generate.Imports(b, in.File) {
-				continue
-			}
-		}
-		out = append(out, in.File)
-	}
-	return out
-}
-
-// Through says how the agent loads file when it loads it through an
-// import ("through @AGENTS.md in CLAUDE.md"), with the import's caveat;
-// "" when it loads it by itself.
-func (r *Reads) Through(f Files, file string) string {
-	for _, in := range r.Files {
-		if in.File == file && in.ImportedBy != "" && hider(f, in) != "" {
-			s := "through @" + in.File + " in " + in.ImportedBy
-			if in.Caveat != "" {
-				s += "; " + in.Caveat
-			}
-			return s
-		}
-	}
-	return ""
-}
-
-// Keep says how to keep file in view where it is hidden, or "".
+// Keep says how to keep file (a path in any folder) in view where it is
+// hidden, or "".
 func (r *Reads) Keep(file string) string {
 	for _, in := range r.Files {
-		if in.File == file {
+		if in.File == file || strings.HasSuffix(file, "/"+in.File) {
 			return in.Keep
 		}
 	}
 	return ""
 }
 
-// hider returns the file that hides in, or "".
-func hider(f Files, in Instruction) string {
-	for _, h := range in.HiddenBy {
-		if _, ok := f.Read(h); ok && !f.Same(h, in.File) {
-			return h
+// caveat is the caveat of the instruction file file is, or "".
+func (r *Reads) caveat(file string) string {
+	for _, in := range r.Files {
+		if in.File == file || strings.HasSuffix(file, "/"+in.File) {
+			return in.Caveat
 		}
 	}
 	return ""
 }
-
-// Hidden lists, for each instruction file that exists in f but that the
-// agent does not load, the file that hides it ("" for a setting).
-func (a *Agent) Hidden(f Files) map[string]string {
-	loads := a.Loads(f)
-	out := map[string]string{}
-	for _, in := range a.Reads.Files {
-		if _, ok := f.Read(in.File); !ok || contains(loads, in.File) {
-			continue
-		}
-		if in.Setting != "" {
-			out[in.File] = ""
-			continue
-		}
-		out[in.File] = hider(f, in)
-	}
-	return out
-}
-
-// Teaches lists the files among those the agent loads that hold the
-// kbs-now block.
-func (a *Agent) Teaches(f Files) []string { return a.TeachesFrom(f, false) }
 
 // Describe says in one sentence which files the agent loads and which
 // hides which, for doctor and the docs.
@@ -200,6 +150,9 @@ func (r Reads) Describe() string {
 			s += " only when " + in.Setting + " lists it"
 		}
 		parts = append(parts, s)
+	}
+	if r.Rules != "" {
+		parts = append(parts, r.Rules+"/*.md")
 	}
 	return strings.Join(parts, "; ")
 }
@@ -228,6 +181,28 @@ type OnlyIf struct {
 
 // Needed asks When.
 func (o *OnlyIf) Needed(before, after Files) bool { return o.When(before, after) }
+
+// untaughtSomewhere is a When for a block in file that the agent r
+// describes loads from every folder: the block is needed where, in a
+// session started in the root or one of the start folders, the agent
+// reads no kbs-now block but file's.
+func untaughtSomewhere(r *Reads, file string) func(before, after Files) bool {
+	return func(_, after Files) bool {
+		for _, from := range Folders(after) {
+			taught := false
+			for _, t := range r.judge(nil, after, from).Teaches() {
+				if t != file {
+					taught = true
+				}
+			}
+			if !taught {
+				b, _ := after.Read(file)
+				return !newerBlock(b)
+			}
+		}
+		return false
+	}
+}
 
 // BlockOf returns the Markdown block an artifact is, also where a
 // condition wraps it.
@@ -275,7 +250,7 @@ type Unless struct {
 // Needed: the agent loads the block's file, and not Loaded, and no newer
 // nowhook wrote into the file (that one knows better).
 func (u *Unless) Needed(_, after Files) bool {
-	loads := u.Reads.Loads(after)
+	loads := u.Reads.judge(nil, after, ".").Files()
 	if !contains(loads, u.File) || contains(loads, u.Loaded) {
 		return false
 	}
@@ -295,18 +270,130 @@ func newerBlock(md []byte) bool {
 	return false
 }
 
-// DirFiles shows the files of the repository at root as they are on disk.
-func DirFiles(root string) Files { return dirFiles(root) }
+// DirFiles shows the files of the repository at root as they are on disk,
+// with the folders where a session plausibly starts (StartFolders, found on
+// first use) and this process's environment.
+func DirFiles(root string) Files { return &dirFiles{root: root} }
 
-type dirFiles string
-
-func (d dirFiles) Read(path string) ([]byte, bool) {
-	b, err := os.ReadFile(filepath.Join(string(d), filepath.FromSlash(path)))
-	return b, err == nil
+// DirFilesFrom is DirFiles with the start folders given (nil: none but
+// the root), the environment env, and kept, where set, saying which files
+// nowhook's record says were the user's before nowhook wrote into them.
+func DirFilesFrom(root string, starts []string, env []string, kept func(rel string) bool) Files {
+	return &dirFiles{root: root, starts: starts, found: true, env: env, envSet: true, kept: kept}
 }
 
-func (d dirFiles) Same(a, b string) bool {
-	ia, err1 := os.Stat(filepath.Join(string(d), filepath.FromSlash(a)))
-	ib, err2 := os.Stat(filepath.Join(string(d), filepath.FromSlash(b)))
+type dirFiles struct {
+	root   string
+	starts []string
+	found  bool
+	env    []string
+	envSet bool
+	kept   func(rel string) bool
+	// reads keeps what Read found, bareView the Bare view of these files:
+	// one judgement per agent and start folder reads the same few files
+	// again and again.
+	mu       sync.Mutex
+	reads    map[string][]byte
+	bareView Files
+}
+
+func (d *dirFiles) BareView() Files {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.bareView == nil {
+		d.bareView = &bareFiles{Files: d}
+	}
+	return d.bareView
+}
+
+func (d *dirFiles) Kept(p string) bool { return d.kept != nil && d.kept(p) }
+
+func (d *dirFiles) abs(p string) string { return filepath.Join(d.root, filepath.FromSlash(p)) }
+
+func (d *dirFiles) Read(p string) ([]byte, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if b, ok := d.reads[p]; ok {
+		return b, b != nil
+	}
+	b, err := diag.ReadBounded(d.abs(p)) // never a special file
+	if err != nil {
+		b = nil
+	} else if b == nil {
+		b = []byte{}
+	}
+	if d.reads == nil {
+		d.reads = map[string][]byte{}
+	}
+	d.reads[p] = b
+	return b, b != nil
+}
+
+func (d *dirFiles) Same(a, b string) bool {
+	ia, err1 := os.Stat(d.abs(a))
+	ib, err2 := os.Stat(d.abs(b))
 	return err1 == nil && err2 == nil && os.SameFile(ia, ib)
+}
+
+func (d *dirFiles) List(dir string) []string { return ListDir(d.abs(dir)) }
+
+func (d *dirFiles) IsLink(p string) bool {
+	info, err := os.Lstat(d.abs(p))
+	return err == nil && info.Mode()&os.ModeSymlink != 0
+}
+
+func (d *dirFiles) Site() (string, []string) {
+	if !d.envSet {
+		return d.root, os.Environ()
+	}
+	return d.root, d.env
+}
+
+func (d *dirFiles) StartFolders() []string {
+	if !d.found {
+		d.starts, d.found = StartFolders(d.root), true
+	}
+	return d.starts
+}
+
+// ListDir lists the regular files of the folder abs (links to regular
+// files included), by name.
+func ListDir(abs string) []string {
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if info, err := os.Stat(filepath.Join(abs, e.Name())); err == nil && info.Mode().IsRegular() {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// StartFolders are the folders below root where a session plausibly
+// starts (detect.StartFolders, with the instruction files of every agent
+// of the table), slash-separated.
+func StartFolders(root string) []string {
+	found, _ := detect.StartFolders(root, InstructionNames())
+	var out []string
+	for _, f := range found {
+		out = append(out, f.Dir)
+	}
+	return out
+}
+
+// InstructionNames are the names of the instruction files any agent of the
+// table looks for in a folder (those that lie in the folder itself).
+func InstructionNames() []string {
+	var out []string
+	for _, a := range All {
+		for _, in := range a.Reads.Files {
+			if !strings.Contains(in.File, "/") && !contains(out, in.File) {
+				out = append(out, in.File)
+			}
+		}
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -187,4 +188,30 @@ func (a *Agent) SubFolderCell() string {
 func userSettings(f generate.HookFile) generate.HookFile {
 	f.Path = filepath.Base(f.Path)
 	return f
+}
+
+// HookFrom says which hook file of the repository's a session started in
+// from loads nowhook's reminder hook from, and whether it holds the hook
+// and its wrapper: an agent that loads project hooks from the start folder
+// and the folders above it takes the root's; one that loads them only from
+// the start folder takes that folder's own (set up there with setup
+// --dir). file is "" for an agent without a re-inject hook.
+func (a *Agent) HookFrom(f Files, from string) (file string, runs bool) {
+	for _, mh := range a.HookEntries() {
+		if mh.Mode != Reinject {
+			continue
+		}
+		dir := "."
+		if a.StartDirOnly() {
+			dir = cleanFrom(from)
+		}
+		file = path.Join(dir, mh.Hook.File.Path)
+		b, ok := f.Read(file)
+		if !ok || !mh.Hook.Present(b) {
+			return file, false
+		}
+		_, ok = f.Read(path.Join(dir, mh.Hook.Script))
+		return file, ok
+	}
+	return "", false
 }

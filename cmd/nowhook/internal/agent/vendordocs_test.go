@@ -8,8 +8,9 @@ import (
 )
 
 // vendorDocsRows are the rows known from their vendors' docs alone (no
-// client of theirs runs here).
-var vendorDocsRows = []string{"kiro", "windsurf", "goose", "kimi", "junie"}
+// client of theirs runs here). Kimi Code CLI was one until its 2.1.0 ran
+// here (kimi.go).
+var vendorDocsRows = []string{"kiro", "windsurf", "goose", "junie"}
 
 // TestVendorDocsRowsSayHowKnown: each such row is on demand only, refuses
 // reinject and nudge with a reason, and says in the matrix and in Reads

@@ -68,6 +68,13 @@ type Finding struct {
 	// root for files inside it, absolute otherwise (so that a program
 	// reading --json can open it; messages show $HOME as ~); "" for none.
 	Path string `json:"path"`
+	// From is the folder a session starts in that the row judges,
+	// relative to the repository root and slash-separated, "." for the
+	// root: a row of a start folder other than the root is about sessions
+	// started there (doctor judges every plausible one); "." is about the
+	// root, and, where a check has no row of its own for a folder, about
+	// that folder too. The runner sets "." where a check left it empty.
+	From string `json:"from"`
 	// Client is what a client row found (doctor's "<agent>.client"), for
 	// a bug report: nil on every other row.
 	Client *Client `json:"client,omitempty"`

@@ -31,6 +31,7 @@ import (
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/engine"
 	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/generate"
 	"github.com/nowhook/nowhook/scripts"
@@ -90,6 +91,10 @@ type Options struct {
 	Live bool
 	// Version is nowhook's version line, for the nowhook row.
 	Version string
+	// Start is doctor --from: the one folder whose sessions are judged
+	// (absolute, inside Root). "": the root and every folder where a
+	// session plausibly starts (agentpkg.StartFolders), From among them.
+	Start string
 }
 
 // A check is one named unit of doctor (chezmoi's doctor check): Run looks
@@ -140,6 +145,9 @@ func agentChecks(p *agentpkg.Agent) []check {
 		cs = append(cs, clientCheck{})
 	}
 	cs = append(cs, reachCheck)
+	if row := p.Reads.BudgetRow(); row != "" {
+		cs = append(cs, budgetCheck{row})
+	}
 	if entries || len(p.Hooks.WrongEvents) > 0 {
 		cs = append(cs, hookFilesCheck)
 	}
@@ -212,7 +220,29 @@ func Run(ctx context.Context, o Options) Report {
 // this process's). Setup calls it after writing, to warn about everything
 // doctor would call an error in the files of the agents it just set up.
 func Static(root string, agents []string, env []string) []Finding {
+	return StaticWith(root, agents, env, StaticOptions{})
+}
+
+// StaticOptions are what setup knows already when it asks doctor's file
+// checks about a plan.
+type StaticOptions struct {
+	// Modes are the modes of agents by name, as a plan leaves them, where
+	// doctor would otherwise take them from the record of what setup set
+	// up (which the plan has not written yet).
+	Modes map[string]agentpkg.Mode
+	// Starts, where Found, are the start folders below the root (setup
+	// found them already; a shadow of the repository has none to find).
+	Starts []string
+	Found  bool
+}
+
+// StaticWith is Static with what setup knows already.
+func StaticWith(root string, agents []string, env []string, o StaticOptions) []Finding {
 	d := newDoctor(Options{Root: root, Env: env})
+	d.modes = o.Modes
+	if o.Found {
+		d.starts, d.startsGiven = o.Starts, true
+	}
 	d.scan()
 	var out []Finding
 	for _, name := range agents {
@@ -242,6 +272,12 @@ func (d *doctor) run(c check, a *agent, name string) []Finding {
 		f.Check, f.Agent = name, ""
 		if a != nil {
 			f.Agent = a.p.Name
+		}
+		switch {
+		case d.only != "":
+			f.From = d.only
+		case f.From == "":
+			f.From = "."
 		}
 		// Setup refuses to edit a file it cannot read as the agent does:
 		// a fix that runs it comes after the hooks-file row's.
@@ -294,12 +330,33 @@ type doctor struct {
 	kanbus   detect.Kanbus
 	agentsMD *mdFile // the file of the on-demand block every agent shares
 	slow     slowResults
+	// modes, where set, are the modes of agents by name (StaticWith);
+	// startsGiven says starts were given, not to be found.
+	modes       map[string]agentpkg.Mode
+	startsGiven bool
+	// only is doctor --from's folder, relative to the root ("." for it),
+	// the one start folder judged; "" for the root and every start folder.
+	only string
+	// wd is the working directory where it lies inside the root, else "".
+	wd string
+	// starts are the folders below the root judged besides it, and files
+	// the repository as the agents' judgements see it (folders.go).
+	starts []string
+	files  agentpkg.Files
+	rows   map[*agent][]Finding
 }
 
 func newDoctor(o Options) *doctor {
 	d := &doctor{root: o.Root, from: o.Root, env: o.Env, limit: o.LiveLimit, live: o.Live, version: o.Version}
 	if o.From != "" && (o.From == o.Root || within(o.Root, o.From)) {
 		d.from, d.fromWD = o.From, true
+	}
+	if d.fromWD {
+		d.wd = o.From
+	}
+	if o.Start != "" {
+		d.from, d.fromWD = o.Start, true
+		d.only = relFolder(o.Root, o.Start)
 	}
 	if d.env == nil {
 		d.env = os.Environ()
@@ -357,9 +414,12 @@ type ourSpec struct {
 
 // scan reads every platform's hook files and finds our entries.
 func (d *doctor) scan() {
+	d.scanFolders()
 	d.kanbus = detect.DetectKanbusFrom(d.root, d.from)
 	d.agentsMD = readMD(d.root, agentpkg.OnDemandBlock.File)
-	for _, fa := range agentpkg.Detect(d.root) {
+	found := agentpkg.Detect(d.root)
+	modes := engine.Modes(d.root, found)
+	for _, fa := range found {
 		a := &agent{p: fa.Agent, evidence: fa.Evidence}
 		for _, path := range a.p.Hooks.Files {
 			abs, user := d.expand(path)
@@ -368,7 +428,10 @@ func (d *doctor) scan() {
 			}
 		}
 
-		a.mode = a.p.InstalledIn(d.root, len(a.evidence) > 0).Mode
+		a.mode = modes[a.p]
+		if m, ok := d.modes[a.p.Name]; ok {
+			a.mode = m
+		}
 		for _, mh := range a.p.HookEntries() {
 			a.specs = append(a.specs, a.spec(mh.Mode, mh.Hook))
 		}
@@ -460,6 +523,19 @@ func (d *doctor) setupFix(agents string, extra ...string) string {
 		s += " " + e
 	}
 	return s + d.dirFlag
+}
+
+// setupIn is the setup command that sets agents up in the start folder
+// from (relative to the root) as a repository of its own, with --dir as
+// the user types it from the working directory.
+func (d *doctor) setupIn(from, agents string) string {
+	dir := filepath.Join(d.root, filepath.FromSlash(from))
+	if d.wd != "" {
+		if rel, err := filepath.Rel(d.wd, dir); err == nil {
+			dir = filepath.ToSlash(rel)
+		}
+	}
+	return "nowhook setup" + d.scopeArg + " --yes --agents " + agents + " --dir " + diag.ShellQuote(dir)
 }
 
 // budget is the time the installed wrapper gives kbs: its --timeout, else

@@ -327,7 +327,8 @@ func TestCleanClaude(t *testing.T) {
 			t.Errorf("unexpected %s %s: %s", f.Severity, f.Check, f.Message)
 		}
 	}
-	expectOne(t, fs, "subfolders.claude", Warn, "sessions started in a sub-folder get no reminder", "only from the directory it starts in")
+	// With no start folder below the root, the sub-folder row is advice.
+	expectOne(t, fs, "subfolders.claude", Info, "sessions started in a sub-folder get no reminder", "only from the directory it starts in")
 	expectOne(t, fs, "claude.hook", OK, `matcher "compact"`, "timeout 6s")
 	expectOne(t, fs, "claude.script", OK, fmt.Sprintf("current template (v%d)", templates.Version))
 	expectOne(t, fs, "kanbus.query", OK, "1 item")

@@ -1,109 +1,136 @@
 package doctor
 
 import (
-	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/engine"
 )
 
-// reachCheck: the file that carries the agent's kbs-now teaching, and that
-// the agent loads it, from the agent table's facts about what it reads
-// (agentpkg.Reads; no client is run). ok when a file it loads has the
-// block; an error when the block sits only in files it never reads (a
-// CLAUDE.md without @AGENTS.md hides AGENTS.md from Claude Code); a
-// warning when no file has it.
-var reachCheck = checkFunc{"reach", func(d *doctor, a *agent) []Finding {
-	if a.mode == "" {
-		return nil // the mode row says that nowhook has not set it up
-	}
-	files := agentpkg.DirFiles(d.root)
-	r := &a.p.Reads
-	loads := a.p.Loads(files)
-	facts := fmt.Sprintf("%s reads %s (%s)", a.p.Title, r.Describe(), r.Client)
-	hidden := hiddenFiles(a.p, files)
-	if bySetting := a.p.Doctor.Loads; bySetting != nil {
-		names, source := bySetting(a.files)
-		facts = fmt.Sprintf("%s reads %s (%s)", a.p.Title, joinFiles(names), source)
-		loads, hidden = nil, ""
-		for _, n := range names {
-			if _, ok := files.Read(n); ok {
-				loads = append(loads, n)
-			}
-		}
-	}
-	fix := d.setupFix(a.p.Name + "=" + string(a.mode))
-	var teaches []string
-	for _, f := range loads {
-		if b, _ := files.Read(f); agentpkg.OnDemandBlock.Present(b) {
-			teaches = append(teaches, f)
-		}
-	}
-	if len(teaches) > 0 {
-		var where []string
-		for _, f := range teaches {
-			s := f
-			if m := readMD(d.root, f); m.block(agentpkg.OnDemandBlock.Block.Name) != nil {
-				s = fmt.Sprintf("%s:%d", f, m.block(agentpkg.OnDemandBlock.Block.Name).span.Line)
-			}
-			if through := r.Through(files, f); through != "" {
-				s += " (" + through + ")"
-			}
-			where = append(where, s)
-		}
-		msg := fmt.Sprintf("%s loads %s; the kbs-now block that teaches `kbs now` is in %s", a.p.Title, joinFiles(loads), joinFiles(where))
-		if hidden != "" {
-			msg += "; " + hidden
-		}
-		return []Finding{{Path: teaches[0], Message: msg}}
-	}
-	var holders []string
-	for _, f := range blockFiles() {
-		if m := readMD(d.root, f); m.block(agentpkg.OnDemandBlock.Block.Name) != nil && !containsString(loads, f) {
-			holders = append(holders, f)
-		}
-	}
-	loaded := "no instruction file"
-	if len(loads) > 0 {
-		loaded = joinFiles(loads)
-	}
-	if len(holders) > 0 {
-		msg := fmt.Sprintf("the kbs-now block is in %s, which %s never loads, so it never learns to run `kbs now`: it loads %s", joinFiles(holders), a.p.Title, loaded)
-		if hidden != "" {
-			msg += "; " + hidden
-		}
-		return []Finding{{Severity: Error, Path: holders[0], Message: msg + " (" + facts + ")", Fix: fix}}
-	}
-	return []Finding{{Severity: Warn, Message: fmt.Sprintf("no file %s loads has the kbs-now block, so it never learns to run `kbs now`: it loads %s (%s)", a.p.Title, loaded, facts), Fix: fix}}
-}}
+// Doctor judges sessions started at the root and in every folder where one
+// plausibly starts (agentpkg.StartFolders: a folder with an instruction
+// file of some agent, a package root), or in the one folder of doctor
+// --from. The rows that depend on the start folder (reach, an agent's
+// budget row, subfolders) come from the agent table's one judgement of
+// what the agent reads and runs there (agentpkg.Agent.Verdict); a folder's
+// row is shown where it differs from the root's, with "from" naming the
+// folder, and in the table "started in DIR/:".
 
-// hiddenFiles says which instruction files the agent skips and what hides
-// each, or "".
-func hiddenFiles(p *agentpkg.Agent, files agentpkg.Files) string {
-	var parts []string
-	for _, in := range p.Reads.Files {
-		by, ok := p.Hidden(files)[in.File]
-		switch {
-		case !ok:
-		case by != "":
-			parts = append(parts, fmt.Sprintf("%s hides %s from it", by, in.File))
-		case in.Setting != "":
-			parts = append(parts, fmt.Sprintf("it reads %s only where %s lists it", in.File, in.Setting))
+// scanFolders finds the folders to judge: doctor --from's alone, else the
+// start folders, with the working directory among them where it lies
+// inside the repository.
+func (d *doctor) scanFolders() {
+	d.rows = map[*agent][]Finding{}
+	if d.only != "" {
+		d.files = agentpkg.DirFilesFrom(d.root, nil, d.env, engine.RecordKept(d.root))
+		return
+	}
+	if !d.startsGiven {
+		d.starts = agentpkg.StartFolders(d.root)
+	}
+	if d.fromWD && d.from != d.root {
+		if wd := relFolder(d.root, d.from); wd != "." && !slices.Contains(d.starts, wd) {
+			d.starts = append(d.starts, wd)
+			slices.Sort(d.starts)
 		}
 	}
-	return strings.Join(parts, ", ")
+	d.files = agentpkg.DirFilesFrom(d.root, d.starts, d.env, engine.RecordKept(d.root))
 }
 
-// blockFiles are the files where the agent table puts a kbs-now block.
-func blockFiles() []string {
-	var out []string
-	for _, a := range agentpkg.All {
-		for _, art := range a.Owned() {
-			b, ok := agentpkg.BlockOf(art)
-			if ok && b.Block.Name == agentpkg.OnDemandBlock.Block.Name && !containsString(out, b.File) {
-				out = append(out, b.File)
+// relFolder is dir relative to root, slash-separated, "." for root.
+func relFolder(root, dir string) string {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || rel == "" {
+		return "."
+	}
+	return filepath.ToSlash(rel)
+}
+
+// judged are the folders whose sessions doctor judges: the root first.
+func (d *doctor) judged() []string {
+	if d.only != "" {
+		return []string{d.only}
+	}
+	return append([]string{"."}, d.starts...)
+}
+
+// folderRows are the agent's rows of its judgement (agentpkg.Verdict) for
+// every folder judged: the root's, then each folder's that differs from
+// the root's row of the same name.
+func (d *doctor) folderRows(a *agent) []Finding {
+	if rows, ok := d.rows[a]; ok {
+		return rows
+	}
+	o := agentpkg.VerdictOptions{SetupFix: d.setupFix, SetupIn: d.setupIn}
+	var out, root []Finding
+	for i, from := range d.judged() {
+		rows := a.p.Verdict(d.files, a.mode, from, o)
+		if i == 0 {
+			root = rows
+			out = append(out, rows...)
+			continue
+		}
+		for _, r := range rows {
+			if differs(r, root) {
+				out = append(out, r)
 			}
+		}
+	}
+	d.rows[a] = out
+	return out
+}
+
+// differs reports whether a folder's row says something else than the
+// root's row of the same name: another severity, or another problem.
+func differs(r Finding, root []Finding) bool {
+	for _, x := range root {
+		if x.Check != r.Check {
+			continue
+		}
+		if x.Severity != r.Severity {
+			return true
+		}
+		_, msg, _ := strings.Cut(r.Message, "/: ")
+		return r.Severity > OK && msg != x.Message
+	}
+	return true
+}
+
+// rowsNamed keeps the rows of one name, with the name cleared for the
+// runner.
+func rowsNamed(rows []Finding, name string) []Finding {
+	var out []Finding
+	for _, r := range rows {
+		if r.Check == name {
+			r.Check = ""
+			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// reachCheck: the file that carries the agent's kbs-now teaching, and that
+// the agent loads it, read whole, in a session started at the root and in
+// each start folder (agentpkg.Agent.Verdict; no client is run).
+var reachCheck = checkFunc{agentpkg.ReachRow, func(d *doctor, a *agent) []Finding {
+	if a.mode == "" {
+		return nil // the mode row says that nowhook has not set it up
+	}
+	return rowsNamed(d.folderRows(a), agentpkg.ReachRow)
+}}
+
+// budgetCheck: for an agent that reads its instruction files under a cap
+// (Codex's project_doc_max_bytes), whether nowhook's block fits together
+// with the team's own text, from the root and from each start folder.
+type budgetCheck struct{ name string }
+
+func (c budgetCheck) Name() string { return c.name }
+
+func (c budgetCheck) Run(d *doctor, a *agent) []Finding {
+	if a.mode == "" {
+		return nil
+	}
+	return rowsNamed(d.folderRows(a), c.name)
 }

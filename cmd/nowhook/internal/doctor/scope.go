@@ -13,6 +13,7 @@ import (
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
+	"github.com/nowhook/nowhook/detect"
 	"github.com/nowhook/nowhook/generate"
 )
 
@@ -24,9 +25,12 @@ import (
 // command with a fake kbs.
 
 // subFolderCheck: where a session started in a sub-folder of the
-// repository gets no reminder (Claude Code and Qwen Code load project
-// hooks only from the directory they start in), the user-scope hook covers
-// it, or the fix installs it.
+// repository runs no project hook of nowhook's (Claude Code and Qwen Code
+// load project hooks only from the directory they start in), for each
+// start folder: the user-scope hook covers it, a hook set up in that
+// folder itself (setup --dir) runs there, or the reminder does not come
+// back there, with the fix. The root's row is advice (info): for the
+// sessions started in a folder that doctor does not find.
 var subFolderCheck = eachAgent{checkFunc{"subfolders", func(d *doctor, a *agent) []Finding {
 	if a == nil || a.mode != agentpkg.Reinject {
 		return nil
@@ -35,15 +39,53 @@ var subFolderCheck = eachAgent{checkFunc{"subfolders", func(d *doctor, a *agent)
 	if gap == "" {
 		return nil
 	}
-	if file, ok := d.userInstalled(a.p); ok {
-		return []Finding{{Severity: Info, Path: file,
-			Message: "sessions started in a sub-folder of the repository get the reminder from your user-scope hook in " + file + " (" + a.p.Title + " loads project hooks " + a.p.Scope.Loads + "); where the project's hook runs too, the user-scope hook prints nothing"}}
-	}
-	f := Finding{Severity: Warn, Message: gap + ", so in a monorepo or any session started below " + d.root + " the work does not come back after compaction"}
+	userFile, user := d.userInstalled(a.p)
+	userFix := ""
 	if a.p.Scope.User != nil {
-		f.Fix = "nowhook setup --scope user --agents " + a.p.Name
+		userFix = "nowhook setup --scope user --agents " + a.p.Name
 	}
-	return []Finding{f}
+	covered := Finding{Severity: Info, Path: userFile,
+		Message: "sessions started in a sub-folder of the repository get the reminder from your user-scope hook in " + userFile + " (" + a.p.Title + " loads project hooks " + a.p.Scope.Loads + "); where the project's hook runs too, the user-scope hook prints nothing"}
+	var out []Finding
+	if d.only == "" || d.only == "." {
+		f := covered
+		if !user {
+			f = Finding{Severity: Info, Fix: userFix, Message: gap + ", so in a monorepo or any session started below " + d.root + " the work does not come back after compaction"}
+		}
+		out = append(out, f)
+	}
+	for _, from := range d.judged() {
+		if from == "." {
+			continue
+		}
+		if _, ok := detect.FindKanbusConfig(filepath.Join(d.root, filepath.FromSlash(from))); !ok {
+			// Nothing to bring back: the hook finds no project from there.
+			out = append(out, Finding{From: from, Severity: Info,
+				Message: "started in " + from + "/: no .kanbus.yml is found from there up to the git root, so there is no reminder to bring back after a compaction in sessions started there (the kanbus.config row says where the Kanbus projects are)"})
+			continue
+		}
+		if user {
+			if d.only != "" {
+				covered.From = from
+				out = append(out, covered)
+			}
+			continue
+		}
+		file, runs := a.p.HookFrom(d.files, from)
+		if runs {
+			out = append(out, Finding{From: from, Path: file,
+				Message: "started in " + from + "/: " + a.p.Title + " runs the hook of nowhook's set up in " + from + "/ (" + file + ")"})
+			continue
+		}
+		f := Finding{From: from, Severity: Warn, Path: file,
+			Message: "started in " + from + "/: " + a.p.Title + " loads project hooks " + a.p.Scope.Loads + ", and " + from + "/ has no hook of nowhook's, so the work in progress does not come back after a compaction in sessions started there"}
+		f.Fix = d.setupIn(from, a.p.ArgFor(a.mode))
+		if userFix != "" {
+			f.Fix = userFix
+		}
+		out = append(out, f)
+	}
+	return out
 }}}
 
 // userFolder is the agent's user folder as the agent finds it, from the
@@ -122,8 +164,8 @@ func (d *doctor) userChecks(ctx context.Context, a *agent) []check {
 	var problem *generate.FileError
 	switch {
 	case f.ReadErr != nil:
-		return []check{done(name+".hooks-file", Finding{Severity: Error, Path: file,
-			Message: fmt.Sprintf("%s cannot be read (%v), so %s loads no hooks from it", file, f.ReadErr, p.Title), Fix: "make " + file + " a readable file"})}
+		msg, fix := diag.ReadProblem(file, f.ReadErr, p.Title)
+		return []check{done(name+".hooks-file", Finding{Severity: Error, Path: file, Message: msg, Fix: fix})}
 	case f.ParseErr != nil:
 		problem = f.ParseErr
 	case p.Scope.User.Guard != nil:

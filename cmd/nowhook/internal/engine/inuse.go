@@ -53,8 +53,13 @@ func setUpModes(root string, rec *record, found []agent.Found) map[*agent.Agent]
 	modes := map[*agent.Agent]agent.Mode{}
 	known := rec.agentsKnown()
 	for _, f := range found {
-		m := f.Agent.InstalledIn(root, false).Mode
+		in := f.Agent.InstalledIn(root, false)
+		m := in.Mode
 		switch {
+		case m != "" && known && !hooked(f.Agent, in) && rec.setUp(f.Agent) != "":
+			// Only a script is left, which setup keeps where the user
+			// changed it: the record says what the agent was set up in.
+			m = rec.setUp(f.Agent)
 		case m != "":
 		case known:
 			m = rec.setUp(f.Agent)
@@ -118,4 +123,22 @@ func sameNamedBlock(a, b agent.Artifact) bool {
 	ba, ok1 := agent.BlockOf(a)
 	bb, ok2 := agent.BlockOf(b)
 	return ok1 && ok2 && ba.File == bb.File && ba.Block.Name == bb.Block.Name
+}
+
+// Modes says, for the agents detected in the repository at root (found),
+// the mode nowhook set each up in, as setup and remove take it
+// (setUpModes): doctor judges an agent in that mode, and one that is only
+// detected not at all, as setup --check leaves it alone.
+func Modes(root string, found []agent.Found) map[*agent.Agent]agent.Mode {
+	return setUpModes(root, loadRecord(root), found)
+}
+
+// hooked reports whether one of a's hook entries is in place.
+func hooked(a *agent.Agent, in agent.Installed) bool {
+	for _, mh := range a.HookEntries() {
+		if in.Present[mh.Hook] {
+			return true
+		}
+	}
+	return false
 }

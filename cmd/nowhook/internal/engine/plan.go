@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 )
 
@@ -89,9 +90,37 @@ type plan struct {
 	// dirNames maps each folder of rmdirs to the name it has in the
 	// repository (.claude/hooks where .claude links elsewhere).
 	dirNames map[string]string
-	// targets remembers what target found: nothing is written while a
-	// plan is made, and the reconcile asks again and again (sameBlock).
+	// starts are the folders below the root where a session plausibly
+	// starts (agent.StartFolders), found once per reconcile.
+	starts []string
+	// disk remembers what target found and what the files are on disk,
+	// for every plan of one reconcile (nothing is written while they are
+	// made): the reconcile asks again and again (sameBlock), and the
+	// judgements of what the agents read ask for the same files in plan
+	// after plan.
+	disk *diskCache
+	// bare is the Bare view of the plan's files, once asked (vet, after
+	// the plan is made).
+	bare map[bool]agent.Files
+}
+
+// diskCache is what target found for a name, and what a file holds on disk.
+type diskCache struct {
 	targets map[string]resolved
+	files   map[string]onDisk
+	lists   map[string][]string
+}
+
+// onDisk is a file as file found it: what Stat said, and its bytes.
+type onDisk struct {
+	info    fs.FileInfo
+	statErr error
+	old     []byte
+	readErr error
+}
+
+func newDiskCache() *diskCache {
+	return &diskCache{targets: map[string]resolved{}, files: map[string]onDisk{}, lists: map[string][]string{}}
 }
 
 type resolved struct {
@@ -100,18 +129,32 @@ type resolved struct {
 }
 
 func newPlan(root string) *plan {
-	return &plan{root: root, byPath: map[string]*change{}, dirNames: map[string]string{}, targets: map[string]resolved{}}
+	return &plan{root: root, byPath: map[string]*change{}, dirNames: map[string]string{}, disk: newDiskCache()}
 }
 
 // target is the file that rel, relative to the root, really names
 // (resolve).
 func (p *plan) target(rel string) (string, error) {
-	if t, ok := p.targets[rel]; ok {
+	if t, ok := p.disk.targets[rel]; ok {
 		return t.path, t.err
 	}
 	path, err := resolve(filepath.Join(p.root, filepath.FromSlash(rel)))
-	p.targets[rel] = resolved{path, err}
+	p.disk.targets[rel] = resolved{path, err}
 	return path, err
+}
+
+// read is the file target on disk, read once per reconcile.
+func (p *plan) read(target string) onDisk {
+	if f, ok := p.disk.files[target]; ok {
+		return f
+	}
+	var f onDisk
+	f.info, f.statErr = os.Stat(target)
+	if f.statErr == nil && f.info.Mode().IsRegular() {
+		f.old, f.readErr = readPlanned(target)
+	}
+	p.disk.files[target] = f
+	return f
 }
 
 // file returns the change for rel, reading the file on first use.
@@ -124,18 +167,18 @@ func (p *plan) file(rel string) (*change, error) {
 		return c, nil
 	}
 	c := &change{rel: rel, target: target, mode: 0o644}
-	info, err := os.Stat(target)
+	d := p.read(target)
+	info, err := d.info, d.statErr
 	switch {
 	case err == nil && info.IsDir():
 		return nil, fmt.Errorf("%s: is a directory, where nowhook expects a file; move it away, then run nowhook again", rel)
 	case err == nil && !info.Mode().IsRegular():
-		return nil, fmt.Errorf("%s: is not a regular file; replace it with a file, then run nowhook again", rel)
+		return nil, fmt.Errorf("%s: is %s, not a regular file, so nowhook neither reads nor writes it; replace it with a file, then run nowhook again", rel, osutil.KindOf(info.Mode()))
 	case err == nil:
-		b, err := os.ReadFile(target)
-		if err != nil {
-			return nil, fmt.Errorf("%s: cannot be read: %w; fix its permissions, then run nowhook again", rel, err)
+		if d.readErr != nil {
+			return nil, readError(rel, d.readErr)
 		}
-		c.old, c.existed, c.mode, c.oldMode = b, true, info.Mode().Perm(), info.Mode().Perm()
+		c.old, c.existed, c.mode, c.oldMode = d.old, true, info.Mode().Perm(), info.Mode().Perm()
 	case errors.Is(err, fs.ErrNotExist):
 	default:
 		return nil, fmt.Errorf("%s: %w", rel, err)

@@ -2,6 +2,9 @@ package engine
 
 import (
 	"fmt"
+	"os"
+	"path"
+	"path/filepath"
 	"slices"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
@@ -35,8 +38,78 @@ func (f planFiles) Read(rel string) ([]byte, bool) {
 // nowhook first wrote into it: the user's, even when it now holds nothing
 // but nowhook's blocks (an empty CLAUDE.md that setup filled).
 func (f planFiles) Kept(rel string) bool {
-	return f.rec != nil && f.rec.lines["k "+f.rec.key(rel)]
+	if f.rec != nil && f.rec.lines["k "+f.rec.key(rel)] {
+		return true
+	}
+	// A file that was there before the plan and held something of the
+	// user's, if only nothing (an empty CLAUDE.md), is the user's.
+	c, err := f.p.file(rel)
+	return err == nil && c.existed && (len(c.old) == 0 || !agent.OnlyOurs(rel, c.old))
 }
+
+// RecordKept is what nowhook's record of the repository at root says of a
+// file: whether it was there before nowhook first wrote into it (doctor
+// asks, to tell the user's file from one nowhook made).
+func RecordKept(root string) func(rel string) bool {
+	rec := loadRecord(root)
+	return func(rel string) bool { return rec.lines["k "+rec.key(rel)] }
+}
+
+// List lists the files of the folder dir as the plan leaves it (or, with
+// before, as it was): those on disk and those the plan creates, less those
+// it deletes.
+func (f planFiles) List(dir string) []string {
+	names, ok := f.p.disk.lists[dir]
+	if !ok {
+		names = agent.ListDir(filepath.Join(f.p.root, filepath.FromSlash(dir)))
+		f.p.disk.lists[dir] = names
+	}
+	if f.before {
+		return names
+	}
+	names = slices.Clone(names)
+	for _, c := range f.p.changes {
+		if path.Dir(c.rel) == dir && c.touched && !c.remove && !slices.Contains(names, path.Base(c.rel)) {
+			names = append(names, path.Base(c.rel))
+		}
+	}
+	var out []string
+	for _, n := range names {
+		if _, ok := f.Read(path.Join(dir, n)); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// BareView is the plan's files as they would be without nowhook's blocks
+// (agent.Bare), made once per plan: vet asks for them from every folder.
+func (f planFiles) BareView() agent.Files {
+	if f.p.bare == nil {
+		f.p.bare = map[bool]agent.Files{}
+	}
+	if b, ok := f.p.bare[f.before]; ok {
+		return b
+	}
+	b := agent.BareOf(f)
+	f.p.bare[f.before] = b
+	return b
+}
+
+// IsLink reports whether rel is a symbolic link as the plan leaves it: a
+// link on disk stays one (the plan writes through it); a file the plan
+// creates is not.
+func (f planFiles) IsLink(rel string) bool {
+	info, err := os.Lstat(filepath.Join(f.p.root, filepath.FromSlash(rel)))
+	return err == nil && info.Mode()&os.ModeSymlink != 0
+}
+
+// Site is the repository's root and this process's environment.
+func (f planFiles) Site() (string, []string) { return f.p.root, os.Environ() }
+
+// StartFolders are the folders below the root where a session plausibly
+// starts.
+func (f planFiles) StartFolders() []string { return f.p.starts }
 
 func (f planFiles) Same(a, b string) bool {
 	ta, err1 := f.p.target(a)
@@ -53,10 +126,11 @@ type readsDecision struct {
 }
 
 // loss is an instruction file an agent in use read before the plan and
-// would not after it, and the file that hides it ("" for none).
+// would not after it, in a session started in from, and the file that
+// hides it ("" for none).
 type loss struct {
-	agent    *agent.Agent
-	file, by string
+	agent          *agent.Agent
+	file, by, from string
 }
 
 // decideReads finds what the plan keeps of the conditional artifacts, and
@@ -83,15 +157,22 @@ func (s *session) decideReads(p *plan) (readsDecision, error) {
 			d, lost = d2, losses(scratch2, using)
 		}
 	}
+	said := map[string]bool{}
 	for _, l := range lost {
 		msg := fmt.Sprintf("%s no longer reads %s", l.agent.Title, l.file)
+		if l.from != "." {
+			msg = fmt.Sprintf("%s started in %s/ no longer reads %s", l.agent.Title, l.from, l.file)
+		}
 		if l.by != "" {
 			msg += fmt.Sprintf(": %s, which setup creates, hides it (%s reads %s only where there is no %s)", l.by, l.agent.Title, l.file, l.by)
 		}
 		if keep := l.agent.Reads.Keep(l.file); keep != "" {
 			msg += "; to keep it in view, " + keep
 		}
-		p.note("%s.", msg)
+		if !said[msg] {
+			said[msg] = true
+			p.note("%s.", msg)
+		}
 	}
 	return d, nil
 }
@@ -104,7 +185,7 @@ func (s *session) settle(spare map[string]bool) (readsDecision, *plan, error) {
 	d := readsDecision{needed: map[agent.Artifact]bool{}, spare: spare}
 	var scratch *plan
 	for range 5 {
-		scratch = newPlan(s.Root)
+		scratch = s.newPlan()
 		if _, err := s.planWith(scratch, s.rec.clone(), d); err != nil {
 			return d, nil, err
 		}
@@ -149,17 +230,22 @@ func (s *session) inUse() []*agent.Agent {
 }
 
 // losses lists the instruction files agents read before the plan and not
-// after it, of those the plan leaves in place (a file of nowhook's that it
-// deletes is no loss).
+// after it, from the root and from every start folder, of those the plan
+// leaves in place (a file of nowhook's that it deletes is no loss).
 func losses(p *plan, agents []*agent.Agent) []loss {
 	before, after := planFiles{p: p, before: true}, planFiles{p: p}
 	var out []loss
 	for _, a := range agents {
-		now := a.Loads(after)
-		hidden := a.Hidden(after)
-		for _, f := range a.Loads(before) {
-			if _, exists := after.Read(f); exists && !slices.Contains(now, f) {
-				out = append(out, loss{agent: a, file: f, by: hidden[f]})
+		for _, from := range agent.Folders(after) {
+			now := a.Judge(after, from)
+			for _, f := range a.Judge(before, from).Files() {
+				if _, exists := after.Read(f); !exists {
+					continue
+				}
+				if _, ok := now.Load(f); !ok {
+					h, _ := now.HiddenBy(f)
+					out = append(out, loss{agent: a, file: f, by: h.By, from: from})
+				}
 			}
 		}
 	}
@@ -178,12 +264,19 @@ func createdHiders(p *plan, lost []loss) map[string]bool {
 	return spare
 }
 
-// stillTaught reports whether every target taught `kbs now` in plan a is
-// still taught in plan b.
+// stillTaught reports whether every target taught `kbs now` in plan a, in
+// a session started at the root or in a start folder, is still taught
+// there in plan b.
 func stillTaught(targets []Target, a, b *plan) bool {
+	fa, fb := planFiles{p: a}, planFiles{p: b}
 	for _, t := range targets {
-		if t.Mode != "" && len(t.Agent.Teaches(planFiles{p: a})) > 0 && len(t.Agent.Teaches(planFiles{p: b})) == 0 {
-			return false
+		if t.Mode == "" {
+			continue
+		}
+		for _, from := range agent.Folders(fa) {
+			if len(t.Agent.TeachesAt(fa, from)) > 0 && len(t.Agent.TeachesAt(fb, from)) == 0 {
+				return false
+			}
 		}
 	}
 	return true

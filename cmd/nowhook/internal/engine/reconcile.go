@@ -54,6 +54,23 @@ type session struct {
 	rec    *record
 	others []*agent.Agent
 	modes  map[*agent.Agent]agent.Mode
+	// starts are the folders below the root where a session plausibly
+	// starts: every judgement of what the agents read is made for the
+	// root and for each of them.
+	starts []string
+	// disk is what the plans of this reconcile found on disk.
+	disk *diskCache
+}
+
+// newPlan is an empty plan of the session's repository.
+func (s *session) newPlan() *plan {
+	p := newPlan(s.Root)
+	p.starts = s.starts
+	if s.disk == nil {
+		s.disk = p.disk
+	}
+	p.disk = s.disk
+	return p
 }
 
 // reconciler plans the session onto one plan: the real one, or a scratch

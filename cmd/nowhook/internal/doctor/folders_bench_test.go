@@ -1,0 +1,96 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/engine"
+)
+
+// benchRepo is a repository set up for Claude Code and Codex CLI (re-inject)
+// by the real reconcile, with n start folders below its root: packages
+// with a package.json, every other one with a CLAUDE.md of its own, the
+// rest with an AGENTS.md, as a monorepo has them.
+func benchRepo(b *testing.B, n int) (root string, env []string) {
+	b.Helper()
+	home := b.TempDir()
+	b.Setenv("HOME", home)
+	root, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	write := func(rel, content string) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	write(".git/HEAD", "ref: refs/heads/main\n")
+	write(".kanbus.yml", "project_key: kbs\n")
+	write("AGENTS.md", "# Team rules\n\nRun make test before every commit.\n")
+	for i := range n {
+		dir := fmt.Sprintf("packages/pkg%02d", i)
+		write(dir+"/package.json", "{}\n")
+		if i%2 == 0 {
+			write(dir+"/CLAUDE.md", "# Package notes\n\nUse the package's own linter.\n")
+		} else {
+			write(dir+"/AGENTS.md", "# Package rules\n\nKeep the API stable.\n")
+		}
+	}
+	var targets []engine.Target
+	for _, name := range []string{"claude", "codex"} {
+		for _, a := range agentpkg.All {
+			if a.Name == name {
+				targets = append(targets, engine.Target{Agent: a, Mode: agentpkg.Reinject})
+			}
+		}
+	}
+	pl, err := engine.Reconcile(engine.Request{Root: root, Targets: targets, Options: agentpkg.Options{Budget: agentpkg.DefaultBudget}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pl.Write(); err != nil {
+		b.Fatal(err)
+	}
+	return root, []string{"HOME=" + home, "PATH=/usr/bin:/bin", "CODEX_HOME=" + filepath.Join(home, ".codex"), "LANG=C.UTF-8"}
+}
+
+// benchDoctor is nowhook doctor (without --live) on a repository with n
+// start folders: every file check, the judgement of the root and of each
+// start folder, the live probes of the two wrappers, the kbs query.
+func benchDoctor(b *testing.B, n int) {
+	root, env := benchRepo(b, n)
+	r := Run(context.Background(), Options{Root: root, Env: env})
+	if n > 0 && len(find(r.Findings, "subfolders.claude")) < n/2 {
+		b.Fatalf("doctor judged fewer start folders than %d: %+v", n, find(r.Findings, "subfolders.claude"))
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		Run(context.Background(), Options{Root: root, Env: env})
+	}
+}
+
+// BenchmarkDoctor20Folders and BenchmarkDoctorRootOnly: doctor on a
+// repository with 20 start folders, and on the same setup without them.
+func BenchmarkDoctor20Folders(b *testing.B) { benchDoctor(b, 20) }
+func BenchmarkDoctorRootOnly(b *testing.B)  { benchDoctor(b, 0) }
+
+// benchStatic is doctor's file checks alone (what setup and setup --check
+// ask), with the judgement of every start folder.
+func benchStatic(b *testing.B, n int) {
+	root, env := benchRepo(b, n)
+	b.ResetTimer()
+	for b.Loop() {
+		Static(root, []string{"claude", "codex"}, env)
+	}
+}
+
+func BenchmarkStatic20Folders(b *testing.B) { benchStatic(b, 20) }
+func BenchmarkStaticRootOnly(b *testing.B)  { benchStatic(b, 0) }
