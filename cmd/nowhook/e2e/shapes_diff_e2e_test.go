@@ -90,19 +90,61 @@ var shapesNamedFor = map[string][]string{
 	"issue24-5-both-scopes-no-nowhook": {"claude", "qwen"},
 }
 
-// shapeRegression is a generated shape that disagreed with doctor in a
-// client before issue 24's fixes: a fixed scenario.
+// shapeRegression is a cause of disagreement between doctor (or setup's
+// exits) and a real client, seen on main 7fe6007 before issue 24's
+// fixes, with every generated shape that showed it: fixed scenarios.
 type shapeRegression struct {
-	seed int64
-	// cause is what the run showed then.
+	// cause is what the runs showed then.
 	cause string
-	// ci: the fixed sample runs it (one shape for each cause, to keep
-	// the sample's time); -shapes-regressions runs every one.
-	ci bool
+	// seeds are the generated shapes that showed it (in the run of seeds
+	// 1-N of each client on main 7fe6007); ci is the one the fixed sample
+	// runs (of those with the fewest start folders, the smallest seed);
+	// -shapes-regressions runs them all.
+	seeds []int64
+	ci    int64
 }
 
 // shapesRegressions are the fixed scenarios, by client.
-var shapesRegressions = map[string][]shapeRegression{}
+var shapesRegressions = map[string][]shapeRegression{
+	"claude": {
+		{cause: "exits: setup and setup --check exit 0 while doctor has error claude.disabled", ci: 63, seeds: []int64{63, 95}},
+		{cause: "false alarm: warn subfolders.claude (a row about sub-folders) judged at the root", ci: 2, seeds: []int64{2, 3, 4, 5, 8, 12, 15, 16, 17, 19, 20, 21, 24, 29, 31, 32, 33, 35, 36, 38, 40, 42, 43, 46, 47, 51, 52, 53, 60, 66, 70, 71, 78, 79, 80, 83, 84, 87, 89, 90, 93, 101, 102, 103, 104, 105, 107, 110}},
+		{cause: "false alarm: warn subfolders.claude where no Kanbus project is found from the start folder", ci: 6, seeds: []int64{6, 10, 13, 18, 26, 28, 34, 41, 48, 65, 67, 69, 72, 75, 77, 88, 91, 92, 99, 100}},
+		{cause: "false ok: CLAUDE.local.md hides AGENTS.md (and its kbs-now block) from Claude Code", ci: 56, seeds: []int64{56}},
+		{cause: "false ok: a CLAUDE.md on the walk from the start folder hides the root AGENTS.md block (case 1)", ci: 62, seeds: []int64{14, 62, 97, 109}},
+		{cause: "false ok: a package CLAUDE.md hides the root AGENTS.md block; the reminder comes from the user scope", ci: 44, seeds: []int64{44}},
+	},
+	"codex": {
+		{cause: "exits: setup and setup --check exit 0 while doctor has error claude.disabled", ci: 95, seeds: []int64{95}},
+		{cause: "false alarm: warn codex.trust at the root, where no Kanbus project is found", ci: 18, seeds: []int64{18}},
+		{cause: "false ok: the joint project_doc_max_bytes budget of the AGENTS.md chain cuts the team's lines (case 2)", ci: 7, seeds: []int64{7, 55, 93, 110}},
+	},
+	"qwen": {
+		{cause: "false alarm: warn subfolders.qwen (a row about sub-folders) judged at the root", ci: 5, seeds: []int64{3, 5, 7, 8, 12, 15, 16, 17, 19, 21, 22, 23, 24, 25, 27, 30}},
+		{cause: "false alarm: warn subfolders.qwen where no Kanbus project is found from the start folder", ci: 6, seeds: []int64{1, 6, 9, 11, 13, 26, 28}},
+		{cause: "false ok: context.fileName in .qwen/settings.json replaces QWEN.md and AGENTS.md", ci: 2, seeds: []int64{2}},
+	},
+	"opencode": {
+		{cause: "false ok: the AGENTS.md setup writes hides the team's CLAUDE.md", ci: 9, seeds: []int64{9, 10}},
+	},
+	"gemini": {
+		{cause: "exits: setup and setup --check exit 0 while doctor has error gemini.reach", ci: 7, seeds: []int64{7}},
+		{cause: "false alarm: error gemini.reach with a custom context.fileName (Gemini CLI loads GEMINI.md anyway)", ci: 7, seeds: []int64{7}},
+		{cause: "false alarm: warn subfolders.gemini (a row about sub-folders) judged at the root", ci: 4, seeds: []int64{3, 4, 20, 22, 25, 35, 37, 38, 46, 47, 49, 57}},
+		{cause: "false alarm: warn subfolders.gemini where no Kanbus project is found from the start folder", ci: 45, seeds: []int64{11, 41, 45}},
+	},
+	"droid": {
+		{cause: "exits: setup and setup --check exit 0 while doctor has error droid.hooks-json", ci: 42, seeds: []int64{42, 47}},
+		{cause: "false ok: a linked AGENTS.md, which Factory Droid does not read", ci: 19, seeds: []int64{19, 24, 36}},
+	},
+	"cline": {
+		{cause: "false ok: the client reads the start folder's files only; the block is at the root", ci: 2, seeds: []int64{1, 2, 3, 4, 5, 6, 7, 8}},
+	},
+	"continue": {
+		{cause: "false ok: the AGENTS.md setup writes hides the team's CLAUDE.md", ci: 9, seeds: []int64{9}},
+		{cause: "false ok: the client reads the start folder's files only; the block is at the root", ci: 2, seeds: []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}},
+	},
+}
 
 func TestShapesClaude(t *testing.T) {
 	runShapes(t, shapesClaude, findClient(t, "CLAUDE_BIN", "claude"))
@@ -162,14 +204,14 @@ func shapesFor(c *shapesClient) []shapes.Shape {
 			add(shapes.Generate(shapesSampleSeed + int64(i)))
 		}
 		for _, reg := range shapesRegressions[c.agent] {
-			if reg.ci {
-				add(shapes.Generate(reg.seed))
-			}
+			add(shapes.Generate(reg.ci))
 		}
 	}
 	if *shapesAllRegressions {
 		for _, reg := range shapesRegressions[c.agent] {
-			add(shapes.Generate(reg.seed))
+			for _, seed := range reg.seeds {
+				add(shapes.Generate(seed))
+			}
 		}
 	}
 	if *shapesNamed {
