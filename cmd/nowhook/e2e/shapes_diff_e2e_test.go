@@ -44,8 +44,9 @@ import (
 // is a warning or an error. A run whose setup exits non-zero (it failed
 // or refused, and wrote nothing) is counted apart, not judged. setup
 // must not exit 0, nor `setup --check` other than 1, while doctor
-// reports an error at any start folder for an agent setup was asked to
-// set up (or for no agent in particular).
+// reports an error of its file checks (not kanbus.*, live.*, prove.*:
+// gated) at any start folder for an agent setup was asked to set up (or
+// for no agent in particular).
 //
 // Each client's test (TestShapes<Client>) runs a fixed sample by default
 // (CI): shapesSampleSeed and the next seeds (shapesClient.sample of
