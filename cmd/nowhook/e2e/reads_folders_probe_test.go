@@ -374,10 +374,11 @@ func TestReadsQwenFileNameProbe(t *testing.T) {
 	if os.Getenv("NOWHOOK_E2E_PROBE") != "qwen-filename" {
 		t.Skip("probe: set NOWHOOK_E2E_PROBE=qwen-filename")
 	}
-	for _, c := range []struct{ name, setting string }{
-		{"TEAM", `"TEAM.md"`},
-		{"QWEN-only", `["QWEN.md"]`},
-		{"AGENTS-TEAM", `["AGENTS.md", "TEAM.md"]`},
+	for _, c := range []struct{ name, setting, start string }{
+		{"TEAM", `"TEAM.md"`, "."},
+		{"QWEN-only", `["QWEN.md"]`, "."},
+		{"AGENTS-TEAM", `["AGENTS.md", "TEAM.md"]`, "."},
+		{"TEAM-from-pkg", `"TEAM.md"`, "pkg"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := newSandbox(t, kbsFixture)
@@ -386,15 +387,16 @@ func TestReadsQwenFileNameProbe(t *testing.T) {
 				writeFile(t, filepath.Join(s.repo, f), "# "+f+"\n\nmarker line "+folderMarker(f)+".\n", 0o644)
 			}
 			writeFile(t, filepath.Join(s.repo, ".qwen", "settings.json"), `{"context": {"fileName": `+c.setting+`}}`+"\n", 0o644)
+			writeFile(t, filepath.Join(s.repo, "pkg", "main.go"), "package pkg\n", 0o644)
 			s.commitAll(t, "probe")
-			b := folderProbeFirst(t, "qwen", s, s.repo)
+			b := folderProbeFirst(t, "qwen", s, filepath.Join(s.repo, c.start))
 			var got []string
 			for _, f := range files {
 				if bodyContains(t, b, folderMarker(f)) {
 					got = append(got, f)
 				}
 			}
-			t.Logf("QFPROBE context.fileName %s -> first request has %v", c.setting, got)
+			t.Logf("QFPROBE context.fileName %s (root settings) from %s -> first request has %v", c.setting, c.start, got)
 		})
 	}
 }

@@ -142,6 +142,114 @@ func TestVerdictCases(t *testing.T) {
 		}
 		t.Logf("CASE4 client: first request: kbs-now block %v, CONTEXT.md line %v", bodyContains(t, body, kbsNowLine), bodyContains(t, body, "tmk_case4_context"))
 	})
+	t.Run("case4b-qwen-context-filename", func(t *testing.T) {
+		s := casesSandbox(t)
+		writeFile(t, filepath.Join(s.repo, ".qwen", "settings.json"), `{"context": {"fileName": "TEAM.md"}}`+"\n", 0o644)
+		writeFile(t, filepath.Join(s.repo, "TEAM.md"), "# Team\n\nTeam line tmk_case4b_team.\n", 0o644)
+		s.commitAll(t, "case 4b")
+		first := func(what string) {
+			b := probeFirst(t, "qwen", s, s.repo)
+			t.Logf("CASE4b client %s: first request: kbs-now block %v, TEAM.md line %v", what, bodyContains(t, b, kbsNowLine), bodyContains(t, b, "tmk_case4b_team"))
+		}
+		casesSetup(t, s, s.repo, "qwen", "qwen=ondemand")
+		first("after setup")
+		// The fix doctor names: list AGENTS.md beside TEAM.md.
+		writeFile(t, filepath.Join(s.repo, ".qwen", "settings.json"), `{"context": {"fileName": ["TEAM.md", "AGENTS.md"]}}`+"\n", 0o644)
+		s.commitAll(t, "the fix")
+		casesSetup(t, s, s.repo, "qwen", "qwen=ondemand")
+		first("after the fix and setup again")
+	})
+	t.Run("case5-both-scopes-no-nowhook", func(t *testing.T) {
+		bin := findClient(t, "CLAUDE_BIN", "claude")
+		s := casesSandbox(t)
+		writeFile(t, filepath.Join(s.repo, "AGENTS.md"), "# Team\n", 0o644)
+		s.commitAll(t, "case 5")
+		ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
+		defer cancel()
+		nowhook := filepath.Join(s.bin, "nowhook")
+		for _, args := range [][]string{{"setup", "--yes", "--agents", "claude"}, {"setup", "--scope", "user", "--yes", "--agents", "claude"}} {
+			res := runCmd(t, ctx, s.env(nil), s.repo, "", nowhook, args...)
+			t.Logf("CASE5 nowhook %s: err %v", strings.Join(args, " "), res.err)
+		}
+		s.commitAll(t, "nowhook setup")
+		doc := runCmd(t, ctx, s.env(nil), s.repo, "", nowhook, "doctor")
+		t.Logf("CASE5 doctor (nowhook on PATH): err %v; claude/user/runtime rows at warn or error:\n%s", doc.err, badRows(doc.stdout, "claude", "user.", "runtime"))
+		// The agent's PATH has python3 and kbs, not nowhook (an IDE
+		// without ~/.local/bin).
+		os.Remove(nowhook)
+		m := newAnthropicMock(t)
+		kbsBefore := s.kbsCalls(t)
+		runClaudeSession(t, ctx, bin, claudeEnv(s, m.URL), s.repo, []string{"hello", "/compact", "What was I working on?"})
+		reqs := m.Requests()
+		idx := summaryIndex(t, reqs)
+		t.Logf("CASE5 client: reminders in the first request after /compact: %d; kbs ran %d times", countInBody(t, reqs[idx+1].Body, expectedReminder(t)), s.kbsCalls(t)-kbsBefore)
+	})
+	t.Run("case6a-remove-user-claude-config-dir", func(t *testing.T) {
+		bin := findClient(t, "CLAUDE_BIN", "claude")
+		s := casesSandbox(t)
+		writeFile(t, filepath.Join(s.repo, "AGENTS.md"), "# Team\n", 0o644)
+		s.commitAll(t, "case 6a")
+		ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
+		defer cancel()
+		nowhook := filepath.Join(s.bin, "nowhook")
+		cfg := filepath.Join(s.home, "claude-config")
+		res := runCmd(t, ctx, s.env([]string{"CLAUDE_CONFIG_DIR=" + cfg}), s.repo, "", nowhook, "setup", "--scope", "user", "--yes", "--agents", "claude")
+		t.Logf("CASE6a setup --scope user with CLAUDE_CONFIG_DIR set: err %v", res.err)
+		res = runCmd(t, ctx, s.env(nil), s.repo, "", nowhook, "remove", "--scope", "user", "--yes")
+		t.Logf("CASE6a remove --scope user, CLAUDE_CONFIG_DIR unset: err %v\n%s", res.err, strings.TrimSpace(res.stdout+res.stderr))
+		left, _ := os.ReadFile(filepath.Join(cfg, "settings.json"))
+		t.Logf("CASE6a after remove: %s/settings.json names nowhook's hook: %v", "$CLAUDE_CONFIG_DIR", strings.Contains(string(left), "kanbus-compaction-right-now"))
+		sub := filepath.Join(s.repo, "sub")
+		writeFile(t, filepath.Join(sub, "README.md"), "sub\n", 0o644)
+		m := newAnthropicMock(t)
+		kbsBefore := s.kbsCalls(t)
+		runClaudeSession(t, ctx, bin, append(claudeEnv(s, m.URL), "CLAUDE_CONFIG_DIR="+cfg), sub, []string{"hello", "/compact", "What was I working on?"})
+		reqs := m.Requests()
+		idx := summaryIndex(t, reqs)
+		t.Logf("CASE6a client (CLAUDE_CONFIG_DIR set, in sub/): reminders after /compact: %d; kbs ran %d times", countInBody(t, reqs[idx+1].Body, expectedReminder(t)), s.kbsCalls(t)-kbsBefore)
+	})
+	t.Run("case6b-remove-forgets-codex-trust", func(t *testing.T) {
+		bin := findClient(t, "CODEX_BIN", "codex")
+		s := casesSandbox(t)
+		writeFile(t, filepath.Join(s.repo, "AGENTS.md"), "# Team\n", 0o644)
+		s.commitAll(t, "case 6b")
+		if err := os.Symlink(bin, filepath.Join(s.bin, "codex")); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
+		defer cancel()
+		m := newPlainResponsesMock(t)
+		home := codexManualHome(t, s, m)
+		before, _ := os.ReadFile(filepath.Join(home, "config.toml"))
+		env := codexEnv(s, home)
+		nowhook := filepath.Join(s.bin, "nowhook")
+		res := runCmd(t, ctx, env, s.repo, "", nowhook, "setup", "--yes", "--agents", "codex", "--trust-codex")
+		mid, _ := os.ReadFile(filepath.Join(home, "config.toml"))
+		t.Logf("CASE6b setup --trust-codex: err %v; config.toml grew %d bytes, has [projects: %v", res.err, len(mid)-len(before), strings.Contains(string(mid), "[projects."))
+		s.commitAll(t, "nowhook setup")
+		res = runCmd(t, ctx, env, s.repo, "", nowhook, "remove", "--yes")
+		after, _ := os.ReadFile(filepath.Join(home, "config.toml"))
+		t.Logf("CASE6b remove: err %v\n%s\nCASE6b after remove: config.toml byte-identical to before setup: %v; has [projects: %v", res.err, strings.TrimSpace(res.stdout+res.stderr), string(after) == string(before), strings.Contains(string(after), "[projects."))
+	})
+}
+
+// badRows lists doctor's text rows at warn or error whose check starts
+// with one of prefixes.
+func badRows(out string, prefixes ...string) string {
+	var rows []string
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 || f[0] != "warn" && f[0] != "error" {
+			continue
+		}
+		for _, p := range prefixes {
+			if strings.HasPrefix(f[1], p) {
+				rows = append(rows, l)
+				break
+			}
+		}
+	}
+	return strings.Join(rows, "\n")
 }
 
 // casesSandbox is a sandbox whose nowhook is NOWHOOK_BIN where set.

@@ -65,6 +65,10 @@ func TestJudgeFolders(t *testing.T) {
 		{"opencode", "pkg", f("CLAUDE.md", "pkg/AGENTS.md"), "pkg/AGENTS.md", "CLAUDE.md<pkg/AGENTS.md"},
 		{"droid", "pkg", f("CLAUDE.md", "pkg/AGENTS.md", "pkg/CLAUDE.md"), "pkg/CLAUDE.md pkg/AGENTS.md CLAUDE.md", ""},
 		{"qwen", "pkg", f("QWEN.md", "AGENTS.md", "pkg/QWEN.md", "pkg/AGENTS.md"), "QWEN.md AGENTS.md pkg/QWEN.md pkg/AGENTS.md", ""},
+		{"qwen", ".", f("QWEN.md", "AGENTS.md", "TEAM.md", ".qwen/settings.json={\"context\": {\"fileName\": \"TEAM.md\"}}"), "TEAM.md", ""},
+		{"qwen", ".", f("QWEN.md", "AGENTS.md", "TEAM.md", ".qwen/settings.json={\"context\": {\"fileName\": [\"QWEN.md\"]}}"), "QWEN.md", ""},
+		{"qwen", ".", f("QWEN.md", "AGENTS.md", "TEAM.md", ".qwen/settings.json={\"context\": {\"fileName\": [\"AGENTS.md\", \"TEAM.md\"]}}"), "AGENTS.md TEAM.md", ""},
+		{"qwen", "pkg", f("QWEN.md", "AGENTS.md", "TEAM.md", ".qwen/settings.json={\"context\": {\"fileName\": \"TEAM.md\"}}"), "QWEN.md AGENTS.md", ""},
 		{"gemini", "pkg", f("GEMINI.md", "pkg/GEMINI.md", "AGENTS.md"), "GEMINI.md pkg/GEMINI.md", ""},
 		{"gemini", ".", f("GEMINI.md", "CONTEXT.md", ".gemini/settings.json={\"context\": {\"fileName\": \"CONTEXT.md\"}}"), "GEMINI.md CONTEXT.md", ""},
 		{"gemini", "pkg", f("GEMINI.md", "CONTEXT.md", "pkg/CONTEXT.md", ".gemini/settings.json={\"context\": {\"fileName\": \"CONTEXT.md\"}}"), "GEMINI.md", ""},
@@ -124,5 +128,31 @@ func TestVerdictCase1(t *testing.T) {
 	pkg = claude.Verdict(files, OnDemand, "pkg", fixFor)[0]
 	if pkg.Severity != 0 {
 		t.Errorf("with the rules file: pkg %s %q", pkg.Severity, pkg.Message)
+	}
+}
+
+// TestVerdictQwenFileName: Qwen Code's context.fileName replaces its list
+// (TestReadsQwenFileNameProbe): with "TEAM.md" it never loads the block
+// setup wrote, and the fix is the setting, not setup again.
+func TestVerdictQwenFileName(t *testing.T) {
+	block := "<!-- nowhook:begin kbs-now v4 -->\nrun kbs now\n<!-- nowhook:end kbs-now -->\n"
+	files := treeFiles{memFiles: memFiles{files: map[string]string{
+		"QWEN.md":             block,
+		"AGENTS.md":           "# Team\n\n" + block,
+		"TEAM.md":             "# Team rules\n",
+		".qwen/settings.json": `{"context": {"fileName": "TEAM.md"}}`,
+	}}}
+	row := qwen.Verdict(files, Reinject, ".", fixFor)[0]
+	if row.Severity != 3 || row.Fix != `add "AGENTS.md" to context.fileName in .qwen/settings.json, beside TEAM.md` {
+		t.Errorf("context.fileName \"TEAM.md\": %s %q, fix %q", row.Severity, row.Message, row.Fix)
+	}
+	files.files[".qwen/settings.json"] = `{"context": {"fileName": ["TEAM.md", "AGENTS.md"]}}`
+	if row := qwen.Verdict(files, Reinject, ".", fixFor)[0]; row.Severity != 0 {
+		t.Errorf("context.fileName [\"TEAM.md\", \"AGENTS.md\"]: %s %q", row.Severity, row.Message)
+	}
+	// The root's settings are not the sub-folder session's: it reads the
+	// default files, QWEN.md and AGENTS.md.
+	if row := qwen.Verdict(files, Reinject, "pkg", fixFor)[0]; row.Severity != 0 {
+		t.Errorf("from pkg: %s %q", row.Severity, row.Message)
 	}
 }

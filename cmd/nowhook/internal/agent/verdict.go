@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
@@ -137,6 +138,16 @@ func (a *Agent) reachRow(j Judgement, m Mode, losses []Loss, o VerdictOptions) d
 		return f
 	}
 	f.Severity, f.Path, f.Fix = diag.Error, holders[0], fix
+	if h, ok := j.skippedFor(holders); ok {
+		// Setup wrote the block where the agent reads it by default; the
+		// team's setting or link keeps it out: theirs to change, so setup
+		// again is no fix.
+		if h.Link {
+			f.Fix = fmt.Sprintf("make %s a regular file (%s reads no symbolic link), or leave %s out of --agents", h.File, a.Title, a.Name)
+		} else {
+			f.Fix = fmt.Sprintf("add %q to %s, beside %s", path.Base(h.File), j.Source, joinNames(j.namedFiles()))
+		}
+	}
 	msg := fmt.Sprintf("the kbs-now block is in %s, which %s never loads, so it never learns to run `kbs now`: it loads %s", joinNames(holders), a.Title, loaded)
 	if len(why) > 0 {
 		msg = fmt.Sprintf("the kbs-now block is in %s, which %s does not read whole, so it never learns to run `kbs now`: %s", joinNames(holders), a.Title, strings.Join(why, "; "))
@@ -149,6 +160,20 @@ func (a *Agent) reachRow(j Judgement, m Mode, losses []Loss, o VerdictOptions) d
 	}
 	f.Message = startedIn(j.From, with(msg)+" ("+facts+")")
 	return f
+}
+
+// skippedFor returns the first of files that the agent skips from here
+// because it is a symbolic link or its settings name other files
+// (context.fileName), the reasons that setup cannot change.
+func (j Judgement) skippedFor(files []string) (Skipped, bool) {
+	for _, file := range files {
+		for _, h := range j.Hidden {
+			if h.File == file && (h.Link || h.Setting != "" && j.Source != "") {
+				return h, true
+			}
+		}
+	}
+	return Skipped{}, false
 }
 
 // shownFiles are the loaded files a row names: all but those that hold

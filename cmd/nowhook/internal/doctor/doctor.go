@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -287,7 +288,61 @@ func (d *doctor) run(c check, a *agent, name string) []Finding {
 		f.Message = osutil.Tilde(oneLine(f.Message), d.home)
 		f.Fix = osutil.Tilde(oneLine(f.Fix), d.home)
 	}
+	if reminderOnly[name] {
+		fs = d.perKanbusFolder(fs)
+	}
 	return fs
+}
+
+// reminderOnly are the rows whose warnings say that a hook of ours will
+// not run, and so matter only in sessions that find a Kanbus project
+// (the hooks print nothing where no .kanbus.yml is found from the start
+// folder up to the git root). subfolders.<agent> judges each start folder
+// itself.
+var reminderOnly = map[string]bool{"codex.trust": true}
+
+// perKanbusFolder judges rows of reminderOnly by the start folder where
+// the Kanbus projects sit below the root: a warning at a folder from
+// which no Kanbus project is found is info there, and stands for each
+// start folder from which one is found. Where no judged folder finds one,
+// the rows stay as they are: the kanbus.config row says what is missing
+// first, and these say what comes next.
+func (d *doctor) perKanbusFolder(fs []Finding) []Finding {
+	kanbus := func(from string) bool {
+		_, ok := detect.FindKanbusConfig(filepath.Join(d.root, filepath.FromSlash(from)))
+		return ok
+	}
+	if !slices.ContainsFunc(append([]string{".", d.only}, d.starts...), func(from string) bool { return from != "" && kanbus(from) }) {
+		return fs
+	}
+	var out, below []Finding
+	for _, f := range fs {
+		if f.Severity != Warn || kanbus(f.From) {
+			out = append(out, f)
+			continue
+		}
+		if d.only == "" {
+			for _, from := range d.starts {
+				if kanbus(from) {
+					g := f
+					g.From, g.Message = from, "started in "+from+"/: "+f.Message
+					below = append(below, g)
+				}
+			}
+		}
+		f.Severity = Info
+		f.Message += "; but no .kanbus.yml is found from " + startName(f.From) + " up to the git root, so sessions started there have no reminder to miss (the kanbus.config row says where the Kanbus projects are)"
+		out = append(out, f)
+	}
+	return append(out, below...)
+}
+
+// startName names a start folder in a message: "the root" or "pkg/".
+func startName(from string) string {
+	if from == "." {
+		return "the root"
+	}
+	return from + "/"
 }
 
 // present lists the agents that are set up or detected, in table order.

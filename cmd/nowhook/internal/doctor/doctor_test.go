@@ -868,3 +868,43 @@ func TestRefusalInSetupsWords(t *testing.T) {
 		})
 	}
 }
+
+// TestCodexTrustPerKanbusFolder: an untrusted project's hook matters only
+// in sessions that find a Kanbus project (shapes: seed 18, a .kanbus.yml
+// in a package alone): info at the root, a warning from the package.
+func TestCodexTrustPerKanbusFolder(t *testing.T) {
+	r := newRepo(t)
+	r.install("codex", time.Second)
+	r.write("pkg/go.mod", "module example.com/pkg\n", 0o644)
+	r.write("pkg/.kanbus.yml", "project_key: kbs\n", 0o644)
+	// A codex on PATH: the computed trust is then a warning (codex would
+	// skip the hook), not info.
+	r.write(filepath.Join(r.bin, "codex"), "#!/bin/sh\necho codex-cli 0.171.0\n", 0o755)
+	got := find(r.run(), "codex.trust")
+	var root, pkg []Finding
+	for _, f := range got {
+		switch f.From {
+		case ".":
+			root = append(root, f)
+		case "pkg":
+			pkg = append(pkg, f)
+		}
+	}
+	if len(root) == 0 || worst(root) != Info || !strings.Contains(root[0].Message, "no .kanbus.yml is found from the root") {
+		t.Errorf("at the root, want info (no Kanbus project from there):\n%s", dump(root))
+	}
+	if len(pkg) == 0 || worst(pkg) != Warn || !strings.HasPrefix(pkg[0].Message, "started in pkg/: ") {
+		t.Errorf("from pkg, want the warning:\n%s", dump(got))
+	}
+	// With a project at the root the warning stays the root's, once.
+	r.write(".kanbus.yml", "project_key: kbs\n", 0o644)
+	got = find(r.run(), "codex.trust")
+	if worst(got) != Warn {
+		t.Errorf("with a root .kanbus.yml:\n%s", dump(got))
+	}
+	for _, f := range got {
+		if f.From != "." {
+			t.Errorf("a row from %s where the root's stands for every folder: %s", f.From, f.Message)
+		}
+	}
+}
