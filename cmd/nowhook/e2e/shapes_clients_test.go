@@ -22,7 +22,9 @@ import (
 type shapesClient struct {
 	agent   string // the --agents name
 	command string // its command on PATH
-	// sample is how many generated shapes the default (CI) sample runs.
+	// sample is how many generated shapes (seeds shapesSampleSeed, ...)
+	// the default (CI) sample runs beside the fixed scenarios; small, to
+	// keep CI's time: -shapes N runs more.
 	sample int
 	// compacts: a session compacts once, and sessionResult.afterCompact
 	// is the first request after it.
@@ -78,7 +80,7 @@ func bodiesOf(reqs []recordedRequest) [][]byte {
 	return out
 }
 
-var shapesClaude = &shapesClient{agent: "claude", command: "claude", sample: 8, compacts: true,
+var shapesClaude = &shapesClient{agent: "claude", command: "claude", sample: 1, compacts: true,
 	prepare: func(t *testing.T, ctx context.Context, r *shapeRun) {
 		m := newAnthropicMock(t)
 		r.state = m
@@ -100,7 +102,7 @@ type codexState struct {
 	config string // $CODEX_HOME/config.toml
 }
 
-var shapesCodex = &shapesClient{agent: "codex", command: "codex", sample: 8, compacts: true,
+var shapesCodex = &shapesClient{agent: "codex", command: "codex", sample: 1, compacts: true,
 	prepare: func(t *testing.T, ctx context.Context, r *shapeRun) {
 		m := newResponsesMock(t)
 		home := codexHome(t, r.s, m)
@@ -162,7 +164,7 @@ func codexTrustTeam(t *testing.T, ctx context.Context, r *shapeRun) {
 	t.Logf("trusted the team's own Codex hooks: %v", res.Recorded)
 }
 
-var shapesQwen = &shapesClient{agent: "qwen", command: "qwen", sample: 2, compacts: true,
+var shapesQwen = &shapesClient{agent: "qwen", command: "qwen", sample: 0, compacts: true,
 	prepare: func(t *testing.T, ctx context.Context, r *shapeRun) {
 		m := newQwenMock(t, false, "")
 		qwenHome(t, r.s)
@@ -184,7 +186,7 @@ var shapesQwen = &shapesClient{agent: "qwen", command: "qwen", sample: 2, compac
 	},
 }
 
-var shapesOpencode = &shapesClient{agent: "opencode", command: "opencode", sample: 2, compacts: true,
+var shapesOpencode = &shapesClient{agent: "opencode", command: "opencode", sample: 0, compacts: true,
 	prepare: func(t *testing.T, ctx context.Context, r *shapeRun) {
 		m := opencodeMock(t, false)
 		opencodeConfig(t, r.s, m)
@@ -204,7 +206,7 @@ var shapesOpencode = &shapesClient{agent: "opencode", command: "opencode", sampl
 	},
 }
 
-var shapesGemini = &shapesClient{agent: "gemini", command: "gemini", sample: 3, compacts: true,
+var shapesGemini = &shapesClient{agent: "gemini", command: "gemini", sample: 0, compacts: true,
 	prepare: func(t *testing.T, ctx context.Context, r *shapeRun) {
 		m := newGeminiMultiMock(t, 1, 0)
 		r.env = append(geminiEnv(t, r.s, m), "GEMINI_CLI_NO_RELAUNCH=true")
@@ -223,7 +225,7 @@ var shapesGemini = &shapesClient{agent: "gemini", command: "gemini", sample: 3, 
 	},
 }
 
-var shapesDroid = &shapesClient{agent: "droid", command: "droid", sample: 2, compacts: true,
+var shapesDroid = &shapesClient{agent: "droid", command: "droid", sample: 0, compacts: true,
 	prepare: func(t *testing.T, ctx context.Context, r *shapeRun) {
 		m := droidMock(t, &probeChat{})
 		r.state = m
@@ -254,7 +256,7 @@ type clineState struct {
 	home string
 }
 
-var shapesCline = &shapesClient{agent: "cline", command: "cline", sample: 2,
+var shapesCline = &shapesClient{agent: "cline", command: "cline", sample: 0,
 	prepare: func(t *testing.T, ctx context.Context, r *shapeRun) {
 		m := newChatMock(t, (&probeChat{summaryPhrases: []string{clineSummaryPhrase}}).reply)
 		home := clineHome(t, ctx, r.bin, m)
@@ -281,7 +283,7 @@ type continueState struct {
 	home, config string
 }
 
-var shapesContinue = &shapesClient{agent: "continue", command: "cn", sample: 2,
+var shapesContinue = &shapesClient{agent: "continue", command: "cn", sample: 0,
 	prepare: func(t *testing.T, ctx context.Context, r *shapeRun) {
 		m := newChatMock(t, (&probeChat{}).reply)
 		home := t.TempDir()

@@ -99,8 +99,10 @@ type shapeRegression struct {
 	cause string
 	// seeds are the generated shapes that showed it (in the run of seeds
 	// 1-N of each client on main 7fe6007); ci is the one the fixed sample
-	// runs (of those with the fewest start folders, the smallest seed);
-	// -shapes-regressions runs them all.
+	// runs (of those with the fewest start folders, the smallest seed),
+	// or 0 where the sample covers the cause in Claude Code (doctor's
+	// subfolders.<agent> rows, one check for every agent) and the client
+	// is slow to run; -shapes-regressions runs them all.
 	seeds []int64
 	ci    int64
 }
@@ -121,8 +123,8 @@ var shapesRegressions = map[string][]shapeRegression{
 		{cause: "false ok: the joint project_doc_max_bytes budget of the AGENTS.md chain cuts the team's lines (case 2)", ci: 7, seeds: []int64{7, 55, 93, 110}},
 	},
 	"qwen": {
-		{cause: "false alarm: warn subfolders.qwen (a row about sub-folders) judged at the root", ci: 5, seeds: []int64{3, 5, 7, 8, 12, 15, 16, 17, 19, 21, 22, 23, 24, 25, 27, 30}},
-		{cause: "false alarm: warn subfolders.qwen where no Kanbus project is found from the start folder", ci: 6, seeds: []int64{1, 6, 9, 11, 13, 26, 28}},
+		{cause: "false alarm: warn subfolders.qwen (a row about sub-folders) judged at the root", ci: 0, seeds: []int64{3, 5, 7, 8, 12, 15, 16, 17, 19, 21, 22, 23, 24, 25, 27, 30}},
+		{cause: "false alarm: warn subfolders.qwen where no Kanbus project is found from the start folder", ci: 0, seeds: []int64{1, 6, 9, 11, 13, 26, 28}},
 		{cause: "false ok: context.fileName in .qwen/settings.json replaces QWEN.md and AGENTS.md", ci: 2, seeds: []int64{2}},
 	},
 	"opencode": {
@@ -131,8 +133,8 @@ var shapesRegressions = map[string][]shapeRegression{
 	"gemini": {
 		{cause: "exits: setup and setup --check exit 0 while doctor has error gemini.reach", ci: 7, seeds: []int64{7}},
 		{cause: "false alarm: error gemini.reach with a custom context.fileName (Gemini CLI loads GEMINI.md anyway)", ci: 7, seeds: []int64{7}},
-		{cause: "false alarm: warn subfolders.gemini (a row about sub-folders) judged at the root", ci: 4, seeds: []int64{3, 4, 20, 22, 25, 35, 37, 38, 46, 47, 49, 57}},
-		{cause: "false alarm: warn subfolders.gemini where no Kanbus project is found from the start folder", ci: 45, seeds: []int64{11, 41, 45}},
+		{cause: "false alarm: warn subfolders.gemini (a row about sub-folders) judged at the root", ci: 0, seeds: []int64{3, 4, 20, 22, 25, 35, 37, 38, 46, 47, 49, 57}},
+		{cause: "false alarm: warn subfolders.gemini where no Kanbus project is found from the start folder", ci: 0, seeds: []int64{11, 41, 45}},
 	},
 	"droid": {
 		{cause: "exits: setup and setup --check exit 0 while doctor has error droid.hooks-json", ci: 42, seeds: []int64{42, 47}},
@@ -205,7 +207,9 @@ func shapesFor(c *shapesClient) []shapes.Shape {
 			add(shapes.Generate(shapesSampleSeed + int64(i)))
 		}
 		for _, reg := range shapesRegressions[c.agent] {
-			add(shapes.Generate(reg.ci))
+			if reg.ci != 0 {
+				add(shapes.Generate(reg.ci))
+			}
 		}
 	}
 	if *shapesAllRegressions {
