@@ -122,6 +122,10 @@ var codexReads = Reads{
 // trusts the project (it ignores the project layer of an untrusted one,
 // measured on 0.171.0), else the user's, else Codex's default.
 func codexBudget(f Files) Budget {
+	return memoized(f, "codex.budget", func() Budget { return codexBudgetNow(f) })
+}
+
+func codexBudgetNow(f Files) Budget {
 	b := Budget{Limit: codexDefaultDocMax, Setting: "project_doc_max_bytes", Source: "Codex's default", Fix: "~/.codex/config.toml", Row: "agents-md-cap"}
 	s, ok := f.(Sited)
 	if !ok {
@@ -152,6 +156,18 @@ func codexBudget(f Files) Budget {
 // user's), which Codex reads in a folder that has neither
 // AGENTS.override.md nor AGENTS.md.
 func codexFallbacks(f Files, _ string) ([]string, string) {
+	type named struct {
+		names  []string
+		source string
+	}
+	n := memoized(f, "codex.fallbacks", func() named {
+		names, source := codexFallbacksNow(f)
+		return named{names, source}
+	})
+	return n.names, n.source
+}
+
+func codexFallbacksNow(f Files) ([]string, string) {
 	s, ok := f.(Sited)
 	if !ok {
 		return nil, ""

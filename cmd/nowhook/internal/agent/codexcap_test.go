@@ -112,6 +112,9 @@ func TestCodexJointBudget(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(v.home, ".codex", "config.toml"), []byte(files["~/.codex/config.toml"]), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The files of one doctor run keep what they found (Memoizer): a new
+	// run sees the trust.
+	disk = DirFilesFrom(v.Root(), []string{"pkg"}, v.Env(), nil)
 	got = row(t, codex.Verdict(disk, OnDemand, "pkg", fixFor), "agents-md-cap")
 	if got.Severity != diag.OK || !strings.Contains(got.Message, "4000 (set in .codex/config.toml)") {
 		t.Errorf("trusted project: %s %q, want ok under the project's cap", got.Severity, got.Message)

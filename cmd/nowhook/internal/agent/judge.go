@@ -511,6 +511,14 @@ type bareFiles struct {
 	reads map[string][]byte
 }
 
+// Memo passes on to the files it views (Memoizer).
+func (b *bareFiles) Memo(key string, fn func() any) any {
+	if m, ok := b.Files.(Memoizer); ok {
+		return m.Memo(key, fn)
+	}
+	return fn()
+}
+
 func (b *bareFiles) Read(p string) ([]byte, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

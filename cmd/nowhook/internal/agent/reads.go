@@ -282,6 +282,23 @@ func DirFilesFrom(root string, starts []string, env []string, kept func(rel stri
 	return &dirFiles{root: root, starts: starts, found: true, env: env, envSet: true, kept: kept}
 }
 
+// Memoizer is Files that keeps, for as long as it lives, facts the agent
+// table derives from files outside what it shows and what a plan writes
+// (Codex's config.toml layers): a judgement per agent and start folder
+// asks for them again and again. Memo returns what fn returned for key
+// the first time.
+type Memoizer interface {
+	Memo(key string, fn func() any) any
+}
+
+// memoized is fn's result, kept by f where f is a Memoizer.
+func memoized[T any](f Files, key string, fn func() T) T {
+	if m, ok := f.(Memoizer); ok {
+		return m.Memo(key, func() any { return fn() }).(T)
+	}
+	return fn()
+}
+
 type dirFiles struct {
 	root   string
 	starts []string
@@ -295,6 +312,29 @@ type dirFiles struct {
 	mu       sync.Mutex
 	reads    map[string][]byte
 	bareView Files
+	memo     map[string]any
+}
+
+// Memo is Memoizer: once per doctor run. fn runs without the lock (it
+// may read these files).
+func (d *dirFiles) Memo(key string, fn func() any) any {
+	d.mu.Lock()
+	v, ok := d.memo[key]
+	d.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = fn()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.memo == nil {
+		d.memo = map[string]any{}
+	}
+	if old, ok := d.memo[key]; ok {
+		return old
+	}
+	d.memo[key] = v
+	return v
 }
 
 func (d *dirFiles) BareView() Files {

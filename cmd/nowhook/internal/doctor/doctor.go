@@ -312,7 +312,9 @@ func (d *doctor) perKanbusFolder(fs []Finding) []Finding {
 		_, ok := detect.FindKanbusConfig(filepath.Join(d.root, filepath.FromSlash(from)))
 		return ok
 	}
-	if !slices.ContainsFunc(append([]string{".", d.only}, d.starts...), func(from string) bool { return from != "" && kanbus(from) }) {
+	// d.kanbus lists the projects below the root where none is found
+	// from the working directory, so the answer is the same with --from.
+	if d.kanbus.Config == "" && len(d.kanbus.Projects) == 0 && !slices.ContainsFunc(d.starts, kanbus) {
 		return fs
 	}
 	var out, below []Finding

@@ -896,6 +896,16 @@ func TestCodexTrustPerKanbusFolder(t *testing.T) {
 	if len(pkg) == 0 || worst(pkg) != Warn || !strings.HasPrefix(pkg[0].Message, "started in pkg/: ") {
 		t.Errorf("from pkg, want the warning:\n%s", dump(got))
 	}
+	// doctor --from gives each folder's rows as plain doctor does.
+	for _, c := range []struct {
+		from string
+		sev  Severity
+	}{{".", Info}, {"pkg", Warn}} {
+		fs := Run(context.Background(), Options{Root: r.root, Env: r.env, Start: filepath.Join(r.root, c.from), LiveLimit: 3 * time.Second}).Findings
+		if got := find(fs, "codex.trust"); worst(got) != c.sev {
+			t.Errorf("doctor --from %s: want %s:\n%s", c.from, c.sev, dump(got))
+		}
+	}
 	// With a project at the root the warning stays the root's, once.
 	r.write(".kanbus.yml", "project_key: kbs\n", 0o644)
 	got = find(r.run(), "codex.trust")
@@ -905,6 +915,31 @@ func TestCodexTrustPerKanbusFolder(t *testing.T) {
 	for _, f := range got {
 		if f.From != "." {
 			t.Errorf("a row from %s where the root's stands for every folder: %s", f.From, f.Message)
+		}
+	}
+}
+
+// TestJudgeCallsQuickRun: a quick run of nowhook's own wrapper that spent
+// the probe budget before it reached kbs (the python3 fallback starting on
+// a busy machine) cannot tell: info, and doctor --live to tell; under
+// --live, or a quick run that ended early without kbs, it is a warning.
+func TestJudgeCallsQuickRun(t *testing.T) {
+	run := func(elapsed time.Duration) liveRun {
+		return liveRun{scenario: scenario{name: "failing kbs", fake: failingKbs}, res: procResult{elapsed: elapsed}}
+	}
+	for _, c := range []struct {
+		probe, elapsed time.Duration
+		sev            Severity
+		recheck        bool
+	}{
+		{probeBudget, probeBudget + 100*time.Millisecond, Info, true},
+		{probeBudget, 90 * time.Millisecond, Warn, false},
+		{0, 6 * time.Second, Warn, false},
+	} {
+		var v verdict
+		v.judgeCalls(&liveJob{probe: c.probe}, run(c.elapsed), true)
+		if v.sev != c.sev || v.recheck != c.recheck {
+			t.Errorf("probe %s, ran %s without calling kbs: %s (recheck %v) %q, want %s (recheck %v)", c.probe, c.elapsed, v.sev, v.recheck, v.notes, c.sev, c.recheck)
 		}
 	}
 }

@@ -109,6 +109,9 @@ type diskCache struct {
 	targets map[string]resolved
 	files   map[string]onDisk
 	lists   map[string][]string
+	// memo keeps the facts the agent table derives from files that no
+	// plan writes (agent.Memoizer: Codex's config.toml layers).
+	memo map[string]any
 }
 
 // onDisk is a file as file found it: what Stat said, and its bytes.
@@ -120,7 +123,7 @@ type onDisk struct {
 }
 
 func newDiskCache() *diskCache {
-	return &diskCache{targets: map[string]resolved{}, files: map[string]onDisk{}, lists: map[string][]string{}}
+	return &diskCache{targets: map[string]resolved{}, files: map[string]onDisk{}, lists: map[string][]string{}, memo: map[string]any{}}
 }
 
 type resolved struct {

@@ -104,6 +104,20 @@ func (f planFiles) IsLink(rel string) bool {
 	return err == nil && info.Mode()&os.ModeSymlink != 0
 }
 
+// Memo is agent.Memoizer: once per reconcile, whose plans share what they
+// found on disk (nothing is written while they are made).
+func (f planFiles) Memo(key string, fn func() any) any {
+	if f.p.disk == nil {
+		return fn()
+	}
+	if v, ok := f.p.disk.memo[key]; ok {
+		return v
+	}
+	v := fn()
+	f.p.disk.memo[key] = v
+	return v
+}
+
 // Site is the repository's root and this process's environment.
 func (f planFiles) Site() (string, []string) { return f.p.root, os.Environ() }
 
