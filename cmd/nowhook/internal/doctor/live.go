@@ -792,7 +792,10 @@ func (v *verdict) judgeCalls(job *liveJob, r liveRun, kanbus bool) {
 // runtimeCheck: the wrappers exec nowhook-reminder, else `nowhook
 // reminder`; without either on PATH they fall back to python3, and without
 // that they print nothing.
-var runtimeCheck = checkFunc{"runtime", func(d *doctor, _ *agent) []Finding {
+var runtimeCheck = eachAgent{checkFunc{"runtime", func(d *doctor, a *agent) []Finding {
+	if a != nil {
+		return d.runtimeOf(a)
+	}
 	installed := false
 	for _, a := range d.agents {
 		for _, s := range a.specs {
@@ -833,4 +836,31 @@ var runtimeCheck = checkFunc{"runtime", func(d *doctor, _ *agent) []Finding {
 		f.Fix = "install nowhook (./install.sh in a nowhook checkout) and put it on PATH"
 	}
 	return []Finding{f}
-}}
+}}}
+
+// runtimeOf is the agent's runtime row: an error where a re-inject
+// script of nowhook's that has no python3 fallback (Gemini CLI's
+// BeforeModel hook, which runs before every request) is installed and
+// neither nowhook-reminder nor nowhook is on PATH: that agent gets no
+// reminder at all, whatever the shared runtime row says of the others.
+func (d *doctor) runtimeOf(a *agent) []Finding {
+	if _, ok := osutil.LookPath(d.env, "nowhook-reminder"); ok {
+		return nil
+	}
+	if _, ok := osutil.LookPath(d.env, "nowhook"); ok {
+		return nil
+	}
+	for _, s := range a.specs {
+		if s.mode != agentpkg.Reinject || s.script == "" {
+			continue
+		}
+		b := d.readScript(s.script)
+		if state, _ := generate.InspectScript(b); state != generate.ScriptOurs || bytes.Contains(b, []byte("command -v python3")) {
+			continue
+		}
+		return []Finding{{Severity: Error, Path: s.script,
+			Message: fmt.Sprintf("neither nowhook-reminder nor nowhook is on PATH, and %s has no python3 fallback: it prints nothing, so %s gets no reminder after a compaction", s.script, a.p.Title),
+			Fix:     "install nowhook (./install.sh in a nowhook checkout) and put it on the PATH " + a.p.Title + " runs with"}}
+	}
+	return nil
+}
