@@ -88,7 +88,7 @@ var shapesNamedFor = map[string][]string{
 	"issue24-2-codex-cap-untrusted":    {"codex"},
 	"issue24-3-droid-hooks-json":       {"droid"},
 	"issue24-4-gemini-filename":        {"gemini"},
-	"issue24-5-both-scopes-no-nowhook": {"claude", "qwen"},
+	"issue24-5-both-scopes-no-nowhook": {"claude"}, // Qwen Code too with -shapes-named (the same runtime rule; slow to run)
 }
 
 // shapeRegression is a cause of disagreement between doctor (or setup's
