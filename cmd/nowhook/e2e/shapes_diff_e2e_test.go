@@ -137,6 +137,7 @@ var shapesRegressions = map[string][]shapeRegression{
 		{cause: "false alarm: error gemini.reach with a custom context.fileName (Gemini CLI loads GEMINI.md anyway)", ci: 7, seeds: []int64{7}},
 		{cause: "false alarm: warn subfolders.gemini (a row about sub-folders) judged at the root", ci: 0, seeds: []int64{3, 4, 20, 22, 25, 35, 37, 38, 46, 47, 49, 57}},
 		{cause: "false alarm: warn subfolders.gemini where no Kanbus project is found from the start folder", ci: 0, seeds: []int64{11, 41, 45}},
+		{cause: "false ok (after the first fixes): gemini=reinject without nowhook on PATH: the BeforeModel hook has no python3 fallback and prints nothing, and doctor said nothing", ci: 5, seeds: []int64{5, 8}},
 	},
 	"droid": {
 		{cause: "exits: setup and setup --check exit 0 while doctor has error droid.hooks-json", ci: 42, seeds: []int64{42, 47}},
