@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
@@ -59,12 +61,40 @@ func benchRepo(b *testing.B, n int) (root string, env []string) {
 	if err := pl.Write(); err != nil {
 		b.Fatal(err)
 	}
-	return root, []string{"HOME=" + home, "PATH=/usr/bin:/bin", "CODEX_HOME=" + filepath.Join(home, ".codex"), "LANG=C.UTF-8"}
+	return root, []string{"HOME=" + home, "PATH=" + reminderBin(b) + ":/usr/bin:/bin", "CODEX_HOME=" + filepath.Join(home, ".codex"), "LANG=C.UTF-8"}
+}
+
+var (
+	reminderOnce sync.Once
+	reminderDir  string
+	reminderErr  error
+)
+
+// reminderBin is a folder holding nowhook-reminder, built once, for the
+// PATH of a teammate who installed nowhook: the wrappers then run the Go
+// hook runtime, which takes doctor's probe budget (the python3 fallback's
+// runs get the wrapper's own budget).
+func reminderBin(b *testing.B) string {
+	b.Helper()
+	reminderOnce.Do(func() {
+		reminderDir, reminderErr = os.MkdirTemp("", "nowhook-bench-bin-")
+		if reminderErr == nil {
+			out, err := exec.Command("go", "build", "-o", filepath.Join(reminderDir, "nowhook-reminder"), "github.com/nowhook/nowhook/cmd/nowhook-reminder").CombinedOutput()
+			if err != nil {
+				reminderErr = fmt.Errorf("go build nowhook-reminder: %v\n%s", err, out)
+			}
+		}
+	})
+	if reminderErr != nil {
+		b.Fatal(reminderErr)
+	}
+	return reminderDir
 }
 
 // benchDoctor is nowhook doctor (without --live) on a repository with n
 // start folders: every file check, the judgement of the root and of each
-// start folder, the live probes of the two wrappers, the kbs query.
+// start folder, the live probes of the two wrappers (through
+// nowhook-reminder, as where nowhook is installed; no kbs on PATH).
 func benchDoctor(b *testing.B, n int) {
 	root, env := benchRepo(b, n)
 	r := Run(context.Background(), Options{Root: root, Env: env})

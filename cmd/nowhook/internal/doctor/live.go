@@ -175,7 +175,10 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 			if job.notRun = d.notRun(a, s, h); job.notRun != "" {
 				continue
 			}
-			if !d.live {
+			if !d.live && d.goRuntime() {
+				// The python3 fallback can spend the probe budget
+				// starting on a busy machine: its runs get the wrapper's
+				// own budget (the runtime row warns of the fallback).
 				job.probe = probeBudget
 			}
 			job.limit = d.limit
@@ -218,6 +221,17 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 			os.RemoveAll(d.slow.tmp)
 		}
 	}
+}
+
+// goRuntime reports whether the wrappers run the Go hook runtime
+// (nowhook-reminder or nowhook on PATH), which takes the probe budget in
+// a few milliseconds, rather than their python3 fallback.
+func (d *doctor) goRuntime() bool {
+	if _, ok := osutil.LookPath(d.env, "nowhook-reminder"); ok {
+		return true
+	}
+	_, ok := osutil.LookPath(d.env, "nowhook")
+	return ok
 }
 
 // writeFake makes dir and writes the fake kbs there under every name
@@ -844,10 +858,7 @@ var runtimeCheck = eachAgent{checkFunc{"runtime", func(d *doctor, a *agent) []Fi
 // neither nowhook-reminder nor nowhook is on PATH: that agent gets no
 // reminder at all, whatever the shared runtime row says of the others.
 func (d *doctor) runtimeOf(a *agent) []Finding {
-	if _, ok := osutil.LookPath(d.env, "nowhook-reminder"); ok {
-		return nil
-	}
-	if _, ok := osutil.LookPath(d.env, "nowhook"); ok {
+	if d.goRuntime() {
 		return nil
 	}
 	for _, s := range a.specs {
