@@ -44,9 +44,9 @@ import (
 // is a warning or an error. A run whose setup exits non-zero (it failed
 // or refused, and wrote nothing) is counted apart, not judged. setup
 // must not exit 0, nor `setup --check` other than 1, while doctor
-// reports an error of its file checks (not kanbus.*, live.*, prove.*:
-// gated) at any start folder for an agent setup was asked to set up (or
-// for no agent in particular).
+// reports an error of its file checks (not kanbus.*, runtime.*, live.*,
+// prove.*: gated) at any start folder for an agent setup was asked to
+// set up (or for no agent in particular).
 //
 // Each client's test (TestShapes<Client>) runs a fixed sample by default
 // (CI): shapesSampleSeed and the next seeds (shapesClient.sample of
@@ -98,14 +98,14 @@ type shapeRegression struct {
 	// cause is what the runs showed then.
 	cause string
 	// seeds are the generated shapes that showed it (in the run of seeds
-	// 1-N of each client on main 7fe6007, or, where the cause says so, on
-	// the first fixes); ci is the one the fixed sample
-	// runs (of those with the fewest start folders, the smallest seed, or
-	// one that shows two causes at once), or 0 where the sample leaves
-	// the cause to -shapes-regressions, to keep CI's time: the sub-folder
-	// false alarms of Qwen Code and Gemini CLI (doctor's subfolders.<agent>
-	// rows, one check for every agent, run in Claude Code).
-	// -shapes-regressions runs them all.
+	// 1-N of each client on main 7fe6007, or, where the cause says so,
+	// on the first fixes); ci is the one the fixed sample runs (of those
+	// with the fewest start folders, the smallest seed, or one that shows
+	// two causes at once), or 0 where the sample leaves the cause to
+	// -shapes-regressions, to keep CI's time: the sub-folder false alarms
+	// of Qwen Code and Gemini CLI (doctor's subfolders.<agent> rows, one
+	// check for every agent, run in Claude Code). -shapes-regressions runs
+	// them all.
 	seeds []int64
 	ci    int64
 }
