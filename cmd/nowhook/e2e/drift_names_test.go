@@ -21,11 +21,12 @@ var probeTests = map[string]bool{
 	"TestReadsProbe":                  true,
 	"TestReadsProbeQwenWorktreeTrust": true,
 	// issue 24's measurements and before/after runs (by hand).
-	"TestReadsFoldersProbe":      true,
-	"TestReadsBigClaudeMDProbe":  true,
-	"TestVerdictCases":           true,
-	"TestReadsDroidLinksProbe":   true,
-	"TestReadsQwenFileNameProbe": true,
+	"TestReadsFoldersProbe":            true,
+	"TestReadsBigClaudeMDProbe":        true,
+	"TestVerdictCases":                 true,
+	"TestReadsDroidLinksProbe":         true,
+	"TestReadsQwenFileNameProbe":       true,
+	"TestReadsQwenStartupContextProbe": true,
 }
 
 // TestClientTestNames keeps scripts/drift.sh honest: it runs one client's

@@ -400,3 +400,40 @@ func TestReadsQwenFileNameProbe(t *testing.T) {
 		})
 	}
 }
+
+// TestReadsQwenStartupContextProbe measures whether a team's own startup
+// SessionStart hook's text stays in Qwen Code's requests after /compress,
+// without nowhook and with nowhook's compact hook beside it (shapes: seed
+// 4).
+//
+//	NOWHOOK_E2E_PROBE=qwen-startup go test ./cmd/nowhook/e2e/ -run TestReadsQwenStartupContextProbe -v
+func TestReadsQwenStartupContextProbe(t *testing.T) {
+	if os.Getenv("NOWHOOK_E2E_PROBE") != "qwen-startup" {
+		t.Skip("probe: set NOWHOOK_E2E_PROBE=qwen-startup")
+	}
+	bin := findClient(t, "QWEN_BIN", "qwen")
+	for _, c := range []struct {
+		withNowhook bool
+		matcher     string
+	}{{false, "startup|resume"}, {true, "startup|resume"}, {true, "startup|resume|compact"}} {
+		withNowhook := c.withNowhook
+		t.Run(fmt.Sprintf("nowhook=%v/%s", withNowhook, c.matcher), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			s := newSandbox(t, kbsFixture)
+			qwenKbs(t, s, kbsFixture, "")
+			m := newQwenMock(t, false, "")
+			qwenHome(t, s)
+			env := qwenEnv(s, m)
+			writeFile(t, filepath.Join(s.repo, ".qwen", "settings.json"), `{"hooks": {"SessionStart": [{"matcher": "`+c.matcher+`", "hooks": [{"type": "command", "command": "echo 'Team hook line tmk_qstart_1'"}]}]}}`+"\n", 0o644)
+			if withNowhook {
+				setupQwen(t, ctx, s, s.repo)
+			}
+			runQwenSession(t, ctx, bin, env, s.repo, []string{"hello", "/compress", "What was I working on?"}, nil)
+			reqs := m.Recorded()
+			idx := qwenSummaryIndex(t, reqs)
+			t.Logf("QSPROBE nowhook=%v, team matcher %q: team line in the first request %v, in the first request after /compress %v, reminder there %v",
+				withNowhook, c.matcher, bodyContains(t, reqs[0].Body, "tmk_qstart_1"), bodyContains(t, reqs[idx+1].Body, "tmk_qstart_1"), bodyContains(t, reqs[idx+1].Body, expectedReminder(t)))
+		})
+	}
+}

@@ -182,6 +182,12 @@ type HookFormat struct {
 	// OnceByCommand: the agent runs a byte-identical command found in
 	// several hook files once, and every other spelling of it again.
 	OnceByCommand bool
+	// OneStartContext: after a compaction the agent keeps only the text of
+	// the start hooks that ran for it, so the reminder replaces what the
+	// team's own startup hooks added (Qwen Code 0.24.4, measured by
+	// TestReadsQwenStartupContextProbe), unless their matcher selects
+	// compact too.
+	OneStartContext bool
 	// BlockingEvent is the event whose hooks can stop a compaction (by
 	// exiting 2 or printing {"decision": "block"}), if the agent has one.
 	BlockingEvent string

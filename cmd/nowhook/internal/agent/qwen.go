@@ -115,6 +115,11 @@ var qwen = &Agent{
 		ProjectDirEnv: "QWEN_PROJECT_DIR",
 		JSONOutput:    true,
 		DisableKey:    "disableAllHooks",
+		// Measured on 0.24.4: a team's SessionStart group with matcher
+		// "startup|resume" reached the first request after /compress
+		// without nowhook, and not beside our compact hook; with
+		// "startup|resume|compact" both did.
+		OneStartContext: true,
 		WrongEvents: map[string]string{
 			"PreCompact":       "Qwen Code gives PreCompact output to the summariser as extra instructions, not to the model after compaction; use SessionStart with matcher compact",
 			"PostCompact":      "Qwen Code discards PostCompact output; use SessionStart with matcher compact",

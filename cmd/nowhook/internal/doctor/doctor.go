@@ -161,6 +161,9 @@ func agentChecks(p *agentpkg.Agent) []check {
 	if entries && p.Hooks.OnceByCommand {
 		cs = append(cs, twiceCheck)
 	}
+	if entries && p.Hooks.OneStartContext {
+		cs = append(cs, startContextCheck)
+	}
 	if len(p.Hooks.WrongEvents) > 0 {
 		cs = append(cs, wrongEventCheck)
 	}

@@ -528,6 +528,40 @@ var disabledCheck = checkFunc{"disabled", func(d *doctor, a *agent) []Finding {
 // twiceCheck: an agent that runs a byte-identical command from several
 // files once (the hook format's OnceByCommand: Claude Code) still runs
 // every different spelling of the same reminder once more.
+// startContextCheck: where the agent keeps only the text of the start
+// hooks that ran for the compaction (Hooks.OneStartContext), a team's own
+// start hook whose matcher does not select compact loses its text to our
+// reminder after each compaction: a warning per such handler, beside our
+// installed hook.
+var startContextCheck = checkFunc{"start-context", func(d *doctor, a *agent) []Finding {
+	entry := a.p.HookEntries()[0].Hook
+	ours := false
+	for _, f := range a.files {
+		for _, h := range f.Handlers {
+			ours = ours || (h.Event == entry.File.Event && h.Wrapped && matchMatcher(h.Matcher, "compact").matches && d.handlerRunsReminder(a, h))
+		}
+	}
+	if !ours {
+		return nil
+	}
+	var out []Finding
+	for _, f := range a.files {
+		for _, h := range f.Handlers {
+			if h.Event != entry.File.Event || !h.Wrapped || h.Command == "" || d.handlerRunsReminder(a, h) {
+				continue
+			}
+			m := matchMatcher(h.Matcher, "compact")
+			if m.matches || h.BadMatch || h.Matcher == nil {
+				continue
+			}
+			out = append(out, Finding{Severity: Warn, Path: f.Show,
+				Message: fmt.Sprintf("%s: your %s hook (matcher %q) adds its text at start-up; after a compaction %s keeps only the text of the hooks that ran for it, so nowhook's reminder takes its place (measured on %s)", h.Where(), h.Event, *h.Matcher, a.p.Title, a.p.Reads.Client),
+				Fix:     fmt.Sprintf("add compact to that matcher (%q), so that it runs after a compaction too", *h.Matcher+"|compact")})
+		}
+	}
+	return out
+}}
+
 var twiceCheck = checkFunc{"twice", func(d *doctor, a *agent) []Finding {
 	entry := a.p.HookEntries()[0].Hook
 	byCommand := map[string][]diag.Handler{}
