@@ -130,6 +130,7 @@ var shapesRegressions = map[string][]shapeRegression{
 		{cause: "false alarm: warn subfolders.qwen (a row about sub-folders) judged at the root", ci: 0, seeds: []int64{3, 5, 7, 8, 12, 15, 16, 17, 19, 21, 22, 23, 24, 25, 27, 30}},
 		{cause: "false alarm: warn subfolders.qwen where no Kanbus project is found from the start folder", ci: 0, seeds: []int64{1, 6, 9, 11, 13, 26, 28}},
 		{cause: "false ok: context.fileName in .qwen/settings.json replaces QWEN.md and AGENTS.md", ci: 2, seeds: []int64{2}},
+		{cause: "false ok (after the first fixes): after /compress Qwen Code keeps only the text of the SessionStart hooks that ran for the compaction, so the team's startup|resume hook line is gone", ci: 4, seeds: []int64{4}},
 	},
 	"opencode": {
 		{cause: "false ok: the AGENTS.md setup writes hides the team's CLAUDE.md", ci: 9, seeds: []int64{9, 10}},
