@@ -219,6 +219,22 @@ func (r *Reads) judge(a *Agent, f Files, from string) Judgement {
 			load(p, "")
 		}
 	}
+	if r.Listed != nil && from == "." {
+		var hidden []Skipped
+		listed := map[string]bool{}
+		for _, p := range r.Listed(f) {
+			if _, ok := f.Read(p); ok && !seen[p] {
+				load(p, "")
+				listed[p] = true
+			}
+		}
+		for _, h := range j.Hidden {
+			if !listed[h.File] {
+				hidden = append(hidden, h)
+			}
+		}
+		j.Hidden = hidden
+	}
 	if r.Imports {
 		j.Loads = r.imports(f, from, j.Loads, seen, 0)
 		var hidden []Skipped

@@ -63,6 +63,8 @@ func TestJudgeFolders(t *testing.T) {
 		{"opencode", "pkg", f("AGENTS.md", "pkg/AGENTS.md"), "pkg/AGENTS.md AGENTS.md", ""},
 		{"opencode", "pkg", f("AGENTS.md", "pkg/CLAUDE.md"), "AGENTS.md", "pkg/CLAUDE.md<AGENTS.md"},
 		{"opencode", "pkg", f("CLAUDE.md", "pkg/AGENTS.md"), "pkg/AGENTS.md", "CLAUDE.md<pkg/AGENTS.md"},
+		{"opencode", ".", f("AGENTS.md", "CLAUDE.md"), "AGENTS.md", "CLAUDE.md<AGENTS.md"},
+		{"opencode", ".", f("AGENTS.md", "CLAUDE.md", "opencode.json={\"instructions\": [\"CLAUDE.md\"]}"), "AGENTS.md CLAUDE.md", ""},
 		{"droid", "pkg", f("CLAUDE.md", "pkg/AGENTS.md", "pkg/CLAUDE.md"), "pkg/CLAUDE.md pkg/AGENTS.md CLAUDE.md", ""},
 		{"qwen", "pkg", f("QWEN.md", "AGENTS.md", "pkg/QWEN.md", "pkg/AGENTS.md"), "QWEN.md AGENTS.md pkg/QWEN.md pkg/AGENTS.md", ""},
 		{"qwen", ".", f("QWEN.md", "AGENTS.md", "TEAM.md", ".qwen/settings.json={\"context\": {\"fileName\": \"TEAM.md\"}}"), "TEAM.md", ""},

@@ -1,12 +1,17 @@
 package agent
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/tailscale/hujson"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
@@ -58,11 +63,44 @@ var opencodeReads = Reads{
 	// loads AGENTS.md alone; CLAUDE.md + pkg/AGENTS.md, pkg/AGENTS.md alone.
 	HideOnWalk: true,
 	Where:      "the session's folder and each folder above it up to the git root (or the worktree's root); the first of its file names found wins",
+	// Measured (TestReadsOpencodeBesideCodex): "instructions": ["CLAUDE.md"]
+	// in the project's opencode.json brings CLAUDE.md back beside AGENTS.md
+	// at the root (sub-folder sessions not measured: not counted there).
+	Listed: opencodeInstructions,
 	Files: []Instruction{
 		{File: "AGENTS.md", Known: "measured: in every request's system prompt"},
 		{File: "CLAUDE.md", HiddenBy: []string{"AGENTS.md"}, Known: "measured: in the first request where there is no AGENTS.md, absent beside one",
 			Keep: `list it in opencode.json: "instructions": ["CLAUDE.md"]`},
 	},
+}
+
+// opencodeInstructions is Reads.Listed: the plain file paths (no glob,
+// no URL) that "instructions" lists in the project's opencode.json or
+// opencode.jsonc.
+func opencodeInstructions(f Files) []string {
+	var out []string
+	for _, name := range []string{"opencode.json", "opencode.jsonc"} {
+		b, ok := f.Read(name)
+		if !ok {
+			continue
+		}
+		std, err := hujson.Standardize(bytes.Clone(b))
+		if err != nil {
+			continue
+		}
+		var doc struct {
+			Instructions []any `json:"instructions"`
+		}
+		if json.Unmarshal(std, &doc) != nil {
+			continue
+		}
+		for _, x := range doc.Instructions {
+			if p, ok := x.(string); ok && p != "" && !strings.ContainsAny(p, "*?[{") && !strings.Contains(p, "://") && !path.IsAbs(p) {
+				out = append(out, path.Clean(strings.TrimPrefix(p, "./")))
+			}
+		}
+	}
+	return out
 }
 
 // renderOpenCodePlugin fills in the time the plugin gives the wrapper: the

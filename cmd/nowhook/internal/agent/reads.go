@@ -56,6 +56,10 @@ type Reads struct {
 	// NamedHiddenBy are the files that hide, in their folder, a file
 	// only Named names (Codex's fallback files come after AGENTS.md).
 	NamedHiddenBy []string
+	// Listed, where set, are files (relative to the root) that the
+	// agent's project settings make it load in a session started at the
+	// root, whatever hides them on the walk (OpenCode's "instructions").
+	Listed func(f Files) []string
 	// NoLinks: the agent reads no instruction file that is a symbolic
 	// link (Factory Droid, measured).
 	NoLinks bool
