@@ -225,7 +225,7 @@ var shapesGemini = &shapesClient{agent: "gemini", command: "gemini", sample: 0, 
 	},
 }
 
-var shapesDroid = &shapesClient{agent: "droid", command: "droid", sample: 0, compacts: true,
+var shapesDroid = &shapesClient{agent: "droid", command: "droid", sample: 1, compacts: true,
 	prepare: func(t *testing.T, ctx context.Context, r *shapeRun) {
 		m := droidMock(t, &probeChat{})
 		r.state = m
