@@ -4,7 +4,7 @@
 # tag), installs it beside the pin (scripts/install-agents.sh
 # AGENT@VERSION, into the cache's drift/AGENT), runs that client's
 # real-client tests (cmd/nowhook/e2e, the tests named
-# Test[Checkpoint|Reads]<Agent>..., with only that client's *_BIN set) on
+# Test[Checkpoint|Reads|Shapes]<Agent>..., with only that client's *_BIN set) on
 # the pin and on the newest release, and prints one table: client, pinned,
 # newest, result. When the newest release is the pin it says so and runs
 # the tests once. For a pin that names a binary package (its fifth field;
@@ -190,7 +190,7 @@ run_tests() {
 	fi
 	[ "$bound" -le "$timeout_s" ] || bound=$timeout_s
 	var=${agent^^}_BIN
-	pattern="^Test(Checkpoint|Reads)?${agent^}"
+	pattern="^Test(Checkpoint|Reads|Shapes)?${agent^}"
 	log=$logs/$agent-$label-${version//\//+}.log
 	for a in "${agents[@]}"; do
 		env_args+=(-u "${a^^}_BIN")

@@ -30,7 +30,7 @@ var probeTests = map[string]bool{
 }
 
 // TestClientTestNames keeps scripts/drift.sh honest: it runs one client's
-// real-client tests with `go test -run '^Test(Checkpoint|Reads)?<Agent>'`
+// real-client tests with `go test -run '^Test(Checkpoint|Reads|Shapes)?<Agent>'`
 // (Agent is the pin's agent name with a capital, CLAUDE_BIN's tests are
 // TestClaude..., TestCheckpointClaude..., TestReadsClaude...), so every
 // test that finds a client through findClient, directly or through the
@@ -85,7 +85,7 @@ func TestClientTestNames(t *testing.T) {
 			t.Errorf("%s finds its client through %s, but scripts/pins.tsv pins no agent %q: add its line there", name, vars[0], agent)
 		}
 		stem := strings.ToUpper(agent[:1]) + agent[1:]
-		if re := regexp.MustCompile(`^Test(Checkpoint|Reads)?` + stem); !re.MatchString(name) {
+		if re := regexp.MustCompile(`^Test(Checkpoint|Reads|Shapes)?` + stem); !re.MatchString(name) {
 			t.Errorf("%s finds its client through %s, but scripts/drift.sh runs that client's tests with -run '%s', which skips it: rename it Test%s...", name, vars[0], re, stem)
 		}
 	}
