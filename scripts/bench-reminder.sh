@@ -1,16 +1,24 @@
 #!/bin/sh
-# bench-reminder.sh [RUNS]: what the compaction hook costs, per run, in ms.
+# bench-reminder.sh [RUNS] [BASE]: what the compaction hook costs, per run,
+# in wall time and CPU time (user + system of every process it waited
+# for), against a bare `kbs` call.
 #
-# Builds nowhook and the fake kbs (the reminder test binary, which acts as
-# kbs when started under that name), then times RUNS runs (default 200) of:
+# Builds nowhook, nowhook-reminder and the fake kbs (the reminder test
+# binary, which acts as kbs when started under that name; the same one for
+# every case), and, given a git revision BASE (e.g. main), nowhook and
+# nowhook-reminder of BASE too, each with the wrapper its own `nowhook
+# setup --yes --agents claude` writes. Then it times RUNS rounds (default
+# 200) of, on testdata/kanbus/cap31.json, in turn within each round:
 #   bare kbs       `kbs now --json --list` alone, the floor
-#   nowhook        the wrapper that setup writes, through nowhook-reminder
-#   nowhook only   the same with only the nowhook binary: `nowhook reminder`
-#   python3        the same wrapper without nowhook: the python3 fallback
+#   nowhook        the wrapper, through nowhook-reminder
+#   nowhook only   the wrapper with only the nowhook binary: `nowhook reminder`
+#   python3        the wrapper without nowhook: the python3 fallback
 #   kanbus-style   a bash wrapper with `timeout 5s kbs ...` piped into an
 #                  inline python3 formatter, as Kanbus's documentation shows
-# on testdata/kanbus/cap31.json. Targets (issue 3): nowhook at most 3 ms
-# above bare kbs, and at least 10 times cheaper than kanbus-style.
+# and, with BASE, "nowhook (BASE)" and "python3 (BASE)". Each figure is the
+# median of its runs (the first round is not counted: it warms the caches).
+# Targets (issue 29): nowhook at most +3 ms wall and +4 ms CPU over bare
+# kbs; (issue 3) at least 10 times cheaper than kanbus-style.
 #
 # Then, in a repository with every agent's marks (.claude/, .codex/,
 # .qwen/, ... one per agent) set up by `nowhook setup --yes`, what a
@@ -23,64 +31,68 @@ set -eu
 
 main() {
 	runs=${1:-200}
+	base=${2:-}
 	root=$(cd "$(dirname "$0")/.." && pwd)
 	work=$(mktemp -d)
-	trap 'rm -rf "$work"' EXIT INT TERM
-	build "$root" "$work"
-	payload="$root/testdata/kanbus/cap31.json"
-	printf '%-14s %9s %9s\n' "path" "ms/run" "vs bare"
-	bare=$(timed "$runs" "$work" "$payload" "$work/bin-go" "$work/bin-go/kbs now --json --list")
-	report "bare kbs" "$bare" "$bare"
-	report "nowhook" "$(timed "$runs" "$work" "$payload" "$work/bin-go" "/bin/sh $work/hook.sh")" "$bare"
-	report "nowhook only" "$(timed "$runs" "$work" "$payload" "$work/bin-full" "/bin/sh $work/hook.sh")" "$bare"
-	report "python3" "$(timed "$runs" "$work" "$payload" "$work/bin-py" "/bin/sh $work/hook.sh")" "$bare"
-	report "kanbus-style" "$(timed "$runs" "$work" "$payload" "$work/bin-py" "/bin/bash $work/kanbus-style.sh")" "$bare"
-	printf '\n%-14s %9s %9s\n' "setup" "ms/run" "vs start"
-	start=$(timed "$runs" "$work" "$payload" "$work/bin-full" "nowhook version")
-	report "version" "$start" "$start"
-	report "setup --check" "$(timed "$runs" "$work" "$payload" "$work/bin-full" "nowhook setup --check --dir $work/all")" "$start"
-	report "... cursor" "$(timed "$runs" "$work" "$payload" "$work/bin-full" "nowhook setup --check --dir $work/all --agents cursor")" "$start"
+	trap 'cleanup' EXIT INT TERM
+	(cd "$root" && go test -c -o "$work/fake" ./cmd/internal/reminder)
+	build "$root" "$work/head"
+	if [ -n "$base" ]; then
+		git -C "$root" worktree add -q --detach "$work/base-src" "$base"
+		build "$work/base-src" "$work/base"
+	fi
+	marks "$work"
+	write_timer "$work"
+	ROOT=$root "$work/timer" "$work" "$runs" "$base"
 }
 
-# build puts nowhook, the fake kbs, python3, timeout and the wrappers in $2.
+cleanup() {
+	if [ -d "$work/base-src" ]; then
+		git -C "$root" worktree remove --force "$work/base-src" || true
+	fi
+	rm -rf "$work"
+}
+
+# build SRC OUT puts SRC's nowhook, nowhook-reminder, the bin folders each
+# case runs with and SRC's wrapper (as its setup writes it) in OUT.
 build() {
-	root=$1 work=$2
-	(cd "$root" && CGO_ENABLED=0 go build -o "$work/nowhook" ./cmd/nowhook &&
-		CGO_ENABLED=0 go build -o "$work/nowhook-reminder" ./cmd/nowhook-reminder &&
-		go test -c -o "$work/fake" ./cmd/internal/reminder)
-	mkdir -p "$work/bin-go" "$work/bin-full" "$work/bin-py" "$work/proj/.git"
-	: >"$work/proj/.kanbus.yml"
-	ln -s "$work/nowhook" "$work/bin-go/nowhook"
-	ln -s "$work/nowhook-reminder" "$work/bin-go/nowhook-reminder"
-	ln -s "$work/nowhook" "$work/bin-full/nowhook"
-	ln -s "$work/fake" "$work/bin-full/kbs"
-	ln -s "$work/fake" "$work/bin-go/kbs"
-	ln -s "$work/fake" "$work/bin-py/kbs"
-	ln -s "$(python3 -c 'import sys; print(sys.executable)')" "$work/bin-py/python3"
-	ln -s "$(command -v timeout)" "$work/bin-py/timeout"
-	# The wrapper as setup writes it.
-	(cd "$work/proj" && PATH="$work/bin-go:$PATH" nowhook setup --yes --agents claude >/dev/null)
-	cp "$work/proj/.claude/hooks/kanbus-compaction-right-now.sh" "$work/hook.sh"
-	# Every agent's marks (one each), each agent set up in its default mode.
-	mkdir -p "$work/all/.git"
-	: >"$work/all/.kanbus.yml"
-	: >"$work/all/.goosehints"
-	marks=1
+	src=$1 out=$2
+	(cd "$src" && CGO_ENABLED=0 go build -o "$out/nowhook" ./cmd/nowhook &&
+		CGO_ENABLED=0 go build -o "$out/nowhook-reminder" ./cmd/nowhook-reminder)
+	mkdir -p "$out/bin-go" "$out/bin-full" "$out/bin-py" "$out/proj/.git"
+	: >"$out/proj/.kanbus.yml"
+	ln -s "$out/nowhook" "$out/bin-go/nowhook"
+	ln -s "$out/nowhook-reminder" "$out/bin-go/nowhook-reminder"
+	ln -s "$out/nowhook" "$out/bin-full/nowhook"
+	for d in bin-go bin-full bin-py; do ln -s "$work/fake" "$out/$d/kbs"; done
+	ln -s "$(python3 -c 'import sys; print(sys.executable)')" "$out/bin-py/python3"
+	ln -s "$(command -v timeout)" "$out/bin-py/timeout"
+	(cd "$out/proj" && env -i PATH="$out/bin-full:/usr/bin:/bin" HOME="$out" nowhook setup --yes --agents claude >/dev/null)
+	cp "$out/proj/.claude/hooks/kanbus-compaction-right-now.sh" "$out/hook.sh"
+}
+
+# marks sets up, in $1/all, a repository with every agent's marks.
+marks() {
+	all=$1/all
+	mkdir -p "$all/.git"
+	: >"$all/.kanbus.yml"
+	: >"$all/.goosehints"
+	n=1
 	for dir in .claude .codex .qwen .opencode .cursor .agents/rules .gemini .amp .factory .clinerules \
 		.continue .github/hooks .crush .augment .kiro .windsurf .junie .kimi-code; do
-		mkdir -p "$work/all/$dir"
-		marks=$((marks + 1))
+		mkdir -p "$all/$dir"
+		n=$((n + 1))
 	done
-	agents=$(env -i PATH="$work/bin-full" nowhook setup --yes --dir "$work/all" | grep -c '^[a-z]')
-	if [ "$agents" -ne "$marks" ]; then
-		echo "bench-reminder: setup --yes set up $agents agents in $work/all, not the $marks marked" >&2
+	agents=$(env -i PATH="$1/head/bin-full" HOME="$1" nowhook setup --yes --dir "$all" | grep -c '^[a-z]')
+	if [ "$agents" -ne "$n" ]; then
+		echo "bench-reminder: setup --yes set up $agents agents in $all, not the $n marked" >&2
 		exit 1
 	fi
-	env -i PATH="$work/bin-full" nowhook setup --check --dir "$work/all" >/dev/null || {
-		echo "bench-reminder: setup --check finds differences right after setup --yes in $work/all" >&2
+	env -i PATH="$1/head/bin-full" HOME="$1" nowhook setup --check --dir "$all" >/dev/null || {
+		echo "bench-reminder: setup --check finds differences right after setup --yes in $all" >&2
 		exit 1
 	}
-	cat >"$work/kanbus-style.sh" <<'EOF'
+	cat >"$1/kanbus-style.sh" <<'SH'
 set -uo pipefail
 out="$(timeout 5s kbs now --json --list 2>/dev/null)" || exit 0
 printf '%s' "$out" | python3 -c '
@@ -93,41 +105,113 @@ for i in items:
     print("- [P%s][%s] %s: %s \u2014 %s" % (i.get("priority", "?"), i.get("status", "?"), i.get("id", "?"), i.get("title", ""), s))
 ' || exit 0
 exit 0
-EOF
+SH
 }
 
-# timed RUNS WORK PAYLOAD PATHDIR COMMAND prints the microseconds per run:
-# the best mean of five rounds of RUNS/5, so that a busy machine weighs
-# less.
-timed() {
-	runs=$1 work=$2 payload=$3 dir=$4 cmd=$5
-	echo '{"session_id":"b","hook_event_name":"SessionStart","source":"compact"}' >"$work/stdin.json"
-	per=$(((runs + 4) / 5))
-	best=
-	round=0
-	while [ "$round" -lt 5 ]; do
-		start=$(date +%s%N)
-		i=0
-		while [ "$i" -lt "$per" ]; do
-			# shellcheck disable=SC2086 # $cmd is a command line
-			env -i PATH="$dir" CLAUDE_PROJECT_DIR="$work/proj" FAKE_KBS_PAYLOAD="$payload" \
-				$cmd <"$work/stdin.json" >"$work/out" 2>/dev/null
-			i=$((i + 1))
-		done
-		end=$(date +%s%N)
-		mean=$(((end - start) / per / 1000))
-		if [ -z "$best" ] || [ "$mean" -lt "$best" ]; then
-			best=$mean
-		fi
-		round=$((round + 1))
-	done
-	[ -s "$work/out" ] || { echo "no output from: $cmd" >&2; exit 1; }
-	echo "$best"
+# write_timer builds the timer: each case run by run, alternating in
+# rounds, wall time and the CPU time wait4 reports for the process and
+# everything it waited for.
+write_timer() {
+	mkdir -p "$1/timer-src"
+	cat >"$1/timer-src/main.go" <<'GO'
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type bench struct {
+	name, dir string   // dir: the build the case runs
+	args      []string // the command
+	path      string   // PATH
+	want      string   // a string the output must hold
+	wall, cpu []time.Duration
+	start     bool // the floor of its table
 }
 
-# report NAME US BARE_US prints one row in ms.
-report() {
-	awk -v n="$1" -v t="$2" -v b="$3" 'BEGIN { printf "%-14s %9.2f %+9.2f\n", n, t / 1000, (t - b) / 1000 }'
+func main() {
+	work, base := os.Args[1], os.Args[3]
+	runs, _ := strconv.Atoi(os.Args[2])
+	head := filepath.Join(work, "head")
+	payload := filepath.Join(os.Getenv("ROOT"), "testdata/kanbus/cap31.json")
+	hook := func(name, dir, bin string) *bench {
+		return &bench{name: name, dir: dir, args: []string{"/bin/sh", filepath.Join(dir, "hook.sh")}, path: filepath.Join(dir, bin), want: "kbs-cap-30"}
+	}
+	cases := []*bench{
+		{name: "bare kbs", dir: head, args: []string{filepath.Join(head, "bin-go", "kbs"), "now", "--json", "--list"}, path: filepath.Join(head, "bin-go"), want: "kbs-cap-30", start: true},
+		hook("nowhook", head, "bin-go"),
+	}
+	if base != "" {
+		cases = append(cases, hook("nowhook ("+base+")", filepath.Join(work, "base"), "bin-go"))
+	}
+	cases = append(cases, hook("nowhook only", head, "bin-full"), hook("python3", head, "bin-py"))
+	if base != "" {
+		cases = append(cases, hook("python3 ("+base+")", filepath.Join(work, "base"), "bin-py"))
+	}
+	cases = append(cases, &bench{name: "kanbus-style", dir: head, args: []string{"/bin/bash", filepath.Join(work, "kanbus-style.sh")}, path: filepath.Join(head, "bin-py") + ":/usr/bin:/bin", want: "kbs-cap-30"})
+	all := filepath.Join(work, "all")
+	full := filepath.Join(head, "bin-full")
+	checks := []*bench{
+		{name: "version", dir: head, args: []string{filepath.Join(full, "nowhook"), "version"}, path: full, start: true},
+		{name: "setup --check", dir: head, args: []string{filepath.Join(full, "nowhook"), "setup", "--check", "--dir", all}, path: full},
+		{name: "... cursor", dir: head, args: []string{filepath.Join(full, "nowhook"), "setup", "--check", "--dir", all, "--agents", "cursor"}, path: full},
+	}
+	stdin := []byte(`{"session_id":"b","hook_event_name":"SessionStart","source":"compact"}`)
+	for round := 0; round <= runs; round++ {
+		for _, c := range append(slices.Clone(cases), checks...) {
+			cmd := exec.Command(c.args[0], c.args[1:]...)
+			cmd.Dir = filepath.Join(c.dir, "proj")
+			cmd.Env = []string{"PATH=" + c.path, "HOME=" + work, "CLAUDE_PROJECT_DIR=" + filepath.Join(c.dir, "proj"), "FAKE_KBS_PAYLOAD=" + payload}
+			cmd.Stdin = strings.NewReader(string(stdin))
+			t0 := time.Now()
+			out, err := cmd.Output()
+			wall := time.Since(t0)
+			if err != nil || !strings.Contains(string(out), c.want) {
+				fmt.Fprintf(os.Stderr, "%s: %v, printed %q\n", c.name, err, out)
+				os.Exit(1)
+			}
+			ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			if round > 0 {
+				c.wall, c.cpu = append(c.wall, wall), append(c.cpu, cpu)
+			}
+		}
+	}
+	table("path", cases)
+	fmt.Println()
+	table("setup", checks)
+	fmt.Printf("(%d rounds, cases alternated in each; medians)\n", runs)
+}
+
+func table(title string, cases []*bench) {
+	var w0, c0 time.Duration
+	fmt.Printf("%-18s %9s %9s %9s %9s\n", title, "wall ms", "+ms", "cpu ms", "+ms")
+	for _, c := range cases {
+		w, u := median(c.wall), median(c.cpu)
+		if c.start {
+			w0, c0 = w, u
+		}
+		fmt.Printf("%-18s %9.2f %+9.2f %9.2f %+9.2f\n", c.name, ms(w), ms(w-w0), ms(u), ms(u-c0))
+	}
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+GO
+	(cd "$1/timer-src" && printf 'module timer\n\ngo 1.22\n' >go.mod && go build -o "$1/timer" .)
 }
 
 main "$@"

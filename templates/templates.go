@@ -23,8 +23,18 @@ import (
 // executable, and otherwise exits 0 and prints nothing ([ ! -x S ] ||
 // exec S), where v3's Claude Code, Qwen Code, Factory Droid, Gemini CLI and
 // Cursor commands failed with "not found" (exit 127) in a clone without
-// the hooks folder; Codex's and the user scope's already did so.
-const Version = 4
+// the hooks folder; Codex's and the user scope's already did so. v5: the
+// reminder quotes the board's text as data (a line before, a line after);
+// the wrapper passes its own path (--script "$0"), so that a NOWHOOK_DEFER
+// exported in the agent's environment never silences the project's own
+// hook, and its python3 fallback applies the defer rule, runs kbs under a
+// shell that a kbs killing its parent kills instead of the hook, reaps what
+// kbs moves out of its process group (Linux) and keeps the Go runtime's
+// deadline under a coreutils timeout two seconds later; Gemini CLI's
+// command reads "${GEMINI_PROJECT_DIR}" from its environment, which Gemini
+// CLI does not rewrite (v4's $GEMINI_PROJECT_DIR, rewritten into a
+// shell-quoted path, named no folder where the path holds a ' and a !).
+const Version = 5
 
 // Wrapper is the wrapper script that the agents' hooks run. Line 1 is
 // "#!/bin/sh"; the generator inserts the signature line after it.
@@ -90,10 +100,17 @@ func RenderSummaryHint(budget time.Duration) string {
 	return strings.NewReplacer("@TIMEOUT@", budget.String()).Replace(SummaryHint)
 }
 
-// RenderWrapper returns the wrapper with the hook budget filled in.
+// RenderWrapper returns the wrapper with the hook budget filled in, and
+// its backstop: coreutils timeout around the python3 fallback, two
+// seconds after the budget (the agents wait five).
 func RenderWrapper(budget time.Duration) string {
 	return strings.NewReplacer(
 		"@TIMEOUT@", budget.String(),
 		"@TIMEOUT_SECONDS@", strconv.FormatFloat(budget.Seconds(), 'f', -1, 64),
+		"@BACKSTOP_SECONDS@", strconv.FormatFloat((budget+wrapperBackstop).Seconds(), 'f', -1, 64),
 	).Replace(Wrapper)
 }
+
+// wrapperBackstop is how long after the budget the wrapper's coreutils
+// timeout stops the python3 fallback, which keeps to the budget itself.
+const wrapperBackstop = 2 * time.Second

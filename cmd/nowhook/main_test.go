@@ -28,6 +28,12 @@ func TestScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The reminder the hook prints for each fixture with an .expected.txt:
+	// that text, quoted as the board's data (TestQuotedReminders).
+	reminders, err := filepath.Abs("../../testdata/reminders")
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "../../testdata/script",
 		RequireExplicitExec: true,
@@ -51,6 +57,7 @@ func TestScript(t *testing.T) {
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 			env.Setenv("CODEX_HOME", filepath.Join(home, ".codex"))
 			env.Setenv("KANBUS_FIXTURES", fixtures)
+			env.Setenv("REMINDERS", reminders)
 			env.Setenv("NOWHOOK_DEBUG", "")
 			env.Setenv("CLAUDE_PROJECT_DIR", "")
 			env.Setenv("KBS", "")

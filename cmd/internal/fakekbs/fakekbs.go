@@ -22,6 +22,12 @@
 //	               (sleeping FAKE_KBS_SLEEP), exit 0
 //	  hang-orphan  start such a child, then hang
 //	  linger       print the payload, close stdout, then hang
+//	  killparent   print the payload, then kill its parent with SIGKILL
+//	  setsid       start a child in a session of its own (out of the
+//	               hook's process group; sleeping FAKE_KBS_SLEEP), print
+//	               the payload, exit 0
+//	  setsid-hold  the same, the child keeping stdout open
+//	  setsid-hang  start such a child holding stdout, then hang
 //	  big          print a valid 20 MB JSON array
 //	  noisy        write 256 KiB to stderr, then print the payload
 //	FAKE_KBS_DELAY        sleep this long before anything else
@@ -111,6 +117,25 @@ func Main() int {
 		os.Stdout.Close()
 		sleep()
 		return 0
+	case "killparent":
+		if code := printFile(payload); code != 0 {
+			return code
+		}
+		if p, err := os.FindProcess(os.Getppid()); err == nil {
+			_ = p.Kill()
+		}
+		sleep() // killed with the hook's group, if the hook survived
+		return 0
+	case "setsid", "setsid-hold", "setsid-hang":
+		if err := escape(mode != "setsid"); err != nil {
+			fmt.Fprintln(os.Stderr, "fake kbs:", err)
+			return 1
+		}
+		if mode == "setsid-hang" {
+			sleep()
+			return 0
+		}
+		return printFile(payload)
 	case "big":
 		return printBig(20 << 20)
 	case "noisy":
@@ -191,7 +216,16 @@ func printBig(n int) int {
 }
 
 // orphan starts a child that inherits stdout and outlives this process.
-func orphan() error {
+func orphan() error { return sleeper(true, false) }
+
+// escape starts a child that outlives this process in a session of its
+// own, out of the process group the hook kills; with stdout when hold is
+// set.
+func escape(hold bool) error { return sleeper(hold, true) }
+
+// sleeper starts the child of orphan and escape: the fake in sleeper mode,
+// with this stdout when hold is set, in a new session when setsid is.
+func sleeper(hold, setsid bool) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -199,7 +233,12 @@ func orphan() error {
 	cmd := exec.Command(exe)
 	cmd.Args = []string{"kbs"} // the test binary dispatches on its name
 	cmd.Env = append(slices.Clip(os.Environ()), "FAKE_KBS_MODE=sleeper")
-	cmd.Stdout = os.Stdout
+	if hold {
+		cmd.Stdout = os.Stdout
+	}
+	if setsid {
+		cmd.SysProcAttr = newSession()
+	}
 	if err := cmd.Start(); err != nil {
 		return err
 	}

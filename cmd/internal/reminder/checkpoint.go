@@ -19,6 +19,10 @@ const (
 	eventPostToolUse      = "PostToolUse"
 	eventUserPromptSubmit = "UserPromptSubmit"
 	eventPreCompact       = "PreCompact"
+	// eventStop is Qwen Code's Stop hook, after each turn: its payload
+	// carries the context use (input_tokens, context_limit), so the
+	// checkpoint reads no transcript there.
+	eventStop = "Stop"
 )
 
 // How long, and how often, the checkpoint looks again at a Claude Code
@@ -70,17 +74,29 @@ func readHookPayload(o options, limit int, events ...string) (pl payload, ok boo
 // checkpoint does the work of Run --checkpoint and returns what to print.
 func checkpoint(o options) []byte {
 	deadline := time.Now().Add(o.budget)
-	pl, ok := readHookPayload(o, maxCheckpointStdin, eventPostToolUse, eventUserPromptSubmit)
+	pl, ok := readHookPayload(o, maxCheckpointStdin, eventPostToolUse, eventUserPromptSubmit, eventStop)
 	if !ok {
 		return nil
 	}
-	if pl.sessionID == "" || pl.transcriptPath == "" {
-		o.log.printf("the payload has no session_id or transcript_path: printing nothing")
+	// A payload that carries the context use is the cheap signal: no
+	// transcript to read (Qwen Code's Stop hook).
+	inPayload := pl.hasInputTokens && pl.hasContextLimit && pl.contextLimit > 0 && pl.inputTokens >= 0
+	if pl.event == eventStop && !inPayload {
+		// Claude Code's Stop carries no use; blocking its stop is not measured.
+		o.log.printf("a Stop payload without the context use (input_tokens, context_limit): printing nothing")
+		return nil
+	}
+	if pl.sessionID == "" || (pl.transcriptPath == "" && !inPayload) {
+		o.log.printf("the payload has no session_id, or neither a transcript_path nor the context use: printing nothing")
 		return nil
 	}
 	dir := o.project(pl.cwd)
 	if dir == "" {
 		return nil
+	}
+	if inPayload {
+		return o.checkpointAt(pl, dir, deadline, contextUse{used: pl.inputTokens, window: pl.contextLimit,
+			format: "payload", after: "reply", current: true}, "the payload")
 	}
 	use, err := readContextUse(pl.transcriptPath, pl.toolUseID)
 	// A transcript behind the hook gets a moment to catch up.
@@ -101,10 +117,24 @@ func checkpoint(o options) []byte {
 		o.log.printf("transcript %s: %v: printing nothing", pl.transcriptPath, err)
 		return nil
 	}
+	return o.checkpointAt(pl, dir, deadline, use, "")
+}
+
+// checkpointAt is the checkpoint for the context use: nothing below the
+// threshold, the checkpoint once per climb above it. source names where
+// the window came from when it is not the transcript.
+func (o options) checkpointAt(pl payload, dir string, deadline time.Time, use contextUse, source string) []byte {
 	window, why := resolveWindow(o.window, use)
+	if source != "" && why == "the transcript" {
+		why = source
+	}
 	used, window := min(use.used, maxTokens), min(window, maxTokens)
 	pct := percent(used, window)
-	o.log.printf("%s transcript, after a %s: %d of %d tokens (%d%%; window from %s)", use.format, use.after, used, window, pct, why)
+	if use.format == "payload" {
+		o.log.printf("the payload's context use: %d of %d tokens (%d%%; window from %s)", used, window, pct, why)
+	} else {
+		o.log.printf("%s transcript, after a %s: %d of %d tokens (%d%%; window from %s)", use.format, use.after, used, window, pct, why)
+	}
 	states := latchDir(o.getenv, checkpointLatches)
 	name := latchName(pl.sessionID, dir)
 	switch {
@@ -136,10 +166,25 @@ func checkpoint(o options) []byte {
 	if text == nil {
 		return nil
 	}
-	if pl.event == eventPostToolUse {
+	switch pl.event {
+	case eventPostToolUse:
 		return additionalContext(pl.event, text)
+	case eventStop:
+		return blockStop(text)
 	}
 	return text
+}
+
+// blockStop is what a Stop hook prints to give the model text: the
+// decision to block the stop, the text as the reason, which Qwen Code
+// 0.24.4 sends the model as the next message of the turn (measured,
+// TestQwenStopCheckpoint). The latch keeps it to once: the turn it starts
+// ends in a Stop hook again, which finds the latch set.
+func blockStop(text []byte) []byte {
+	out := make([]byte, 0, len(text)+len(text)/8+48)
+	out = append(out, `{"decision":"block","reason":`...)
+	out = appendJSONString(out, string(text))
+	return append(out, "}\n"...)
 }
 
 // hint does the work of Run --hint and returns what to print.
@@ -200,7 +245,7 @@ func checkpointText(items []item, pct int64, kbs string) []byte {
 	out = append(out, ` comment <id> "Done: ... Next: ... User's words: ..."`+"\n(several lines: "...)
 	out = append(out, kbs...)
 	out = append(out, " comment <id> --body-file - with the text on stdin). Then carry on with the task.\n\n"...)
-	return appendItems(out, open, appendIDLine)
+	return appendQuoted(out, "", open, appendIDLine)
 }
 
 // hintHeader opens the summary hint.
@@ -212,7 +257,7 @@ const hintHeader = "Kanbus work in progress: keep every issue id and title below
 func hintText(items []item) []byte {
 	out := make([]byte, 0, 2048)
 	out = append(out, hintHeader...)
-	return appendItems(out, items, appendIDLine)
+	return appendQuoted(out, "", items, appendIDLine)
 }
 
 // additionalContext wraps text in the JSON a PostToolUse hook prints to

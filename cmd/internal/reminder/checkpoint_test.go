@@ -260,9 +260,9 @@ func wantCheckpoint(pct int) string {
   kbs comment <id> "Done: ... Next: ... User's words: ..."
 (several lines: kbs comment <id> --body-file - with the text on stdin). Then carry on with the task.
 
-- [P1][in_progress] kbs-abc: Ship compaction docs
+`, pct) + quoted(`- [P1][in_progress] kbs-abc: Ship compaction docs
 - [P2][in_progress] kbs-def: Add Claude Code example
-`, pct)
+`)
 }
 
 // TestCheckpointLatch walks one session through two climbs: silent below
@@ -522,7 +522,7 @@ func TestCheckpointOutput(t *testing.T) {
 
 	items := mustParse(t, string(readFixtureT(t, "cap31.json")))
 	out := checkpointText(items, 90, "kbs")
-	if len(out) >= maxOutBytes || !bytes.HasSuffix(out, []byte("- … 1 more: run kbs now --list\n")) || bytes.Count(out, []byte("\n- [P")) != 30 {
+	if len(out) >= maxOutBytes || !bytes.HasSuffix(out, []byte("- … 1 more: run kbs now --list\nEnd of the quote from the Kanbus board.\n")) || bytes.Count(out, []byte("\n- [P")) != 30 {
 		t.Errorf("cap31: %d bytes:\n%s", len(out), out)
 	}
 	hostile := checkpointText(mustParse(t, string(readFixtureT(t, "hostile.json"))), 90, "kbs")
@@ -570,7 +570,7 @@ func TestHint(t *testing.T) {
 		return string(out), debug.String()
 	}
 	out, log := run(pre, DefaultHintBudget)
-	want := hintHeader + "- [P3][in_progress] kbs-raw1: Raw mode item\n"
+	want := hintHeader + quoted("- [P3][in_progress] kbs-raw1: Raw mode item\n")
 	if out != want {
 		t.Errorf("printed\n%s\nwant\n%s\nlog:\n%s", out, want, log)
 	}
@@ -663,5 +663,57 @@ func TestPruneLatches(t *testing.T) {
 	}
 	if err := setLatch(dir, "new", "again", now); err != errLatched {
 		t.Errorf("second latch: %v", err)
+	}
+}
+
+// qwenStop is Qwen Code 0.24.4's Stop payload (TestQwenStopPayload in the
+// e2e package measured its keys): the context use rides in it, and the
+// transcript it names is not read.
+func qwenStop(session, cwd string, input, limit int64) string {
+	return fmt.Sprintf(`{"session_id":%q,"transcript_path":"/nonexistent/chats/%s.jsonl","cwd":%q,"hook_event_name":"Stop","timestamp":"2026-12-01T00:00:00.000Z","permission_mode":"default","prompt_id":"p1","stop_hook_active":false,"last_assistant_message":"Done.","background_tasks":[],"crons":[],"context_usage":%v,"context_limit":%d,"input_tokens":%d}`,
+		session, session, cwd, float64(input)/float64(limit), limit, input)
+}
+
+// TestCheckpointQwenStop: after Qwen Code's Stop hook the checkpoint
+// judges the context from the payload alone (the transcript it names does
+// not exist), says it once per climb, as the decision to block the stop
+// with the checkpoint as the reason, and never below the threshold.
+func TestCheckpointQwenStop(t *testing.T) {
+	c := newCkpt(t, "")
+	steps := []struct {
+		input int64
+		want  bool
+		calls int
+	}{
+		{1000, false, 0},
+		{169_998, false, 0}, // 84.999% of 200,000
+		{170_000, true, 1},
+		{190_000, false, 1}, // the turn the block started ends in Stop again: latched
+		{100_000, false, 1}, // 50%: re-armed
+		{176_000, true, 2},
+	}
+	for i, s := range steps {
+		out, log := c.run(t, qwenStop("qwen-1", c.proj, s.input, 200_000), options{})
+		if !s.want {
+			if out != "" {
+				t.Errorf("step %d (%d tokens): printed %q\nlog:\n%s", i, s.input, out, log)
+			}
+		} else {
+			var got map[string]string
+			if err := json.Unmarshal([]byte(out), &got); err != nil || len(got) != 2 || got["decision"] != "block" ||
+				got["reason"] != wantCheckpoint(int(s.input*100/200_000)) {
+				t.Errorf("step %d (%d tokens): printed %q (%v), want the decision to block with the checkpoint as reason\nlog:\n%s", i, s.input, out, err, log)
+			}
+		}
+		if n := c.kbsCalls(t); n != s.calls {
+			t.Errorf("step %d: kbs ran %d times in all, want %d", i, n, s.calls)
+		}
+		if !strings.Contains(log, "the payload's context use") {
+			t.Errorf("step %d: the log does not say the use came from the payload:\n%s", i, log)
+		}
+	}
+	// A Stop payload without the use (Claude Code's) prints nothing.
+	if out, log := c.run(t, strings.Replace(qwenStop("qwen-2", c.proj, 180_000, 200_000), `"input_tokens":180000`, `"input_tokens":"x"`, 1), options{}); out != "" {
+		t.Errorf("a Stop payload without input_tokens: printed %q\n%s", out, log)
 	}
 }

@@ -2,10 +2,12 @@ package reminder
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // deferVar is set by the user-scope hook (setup --scope user): the
@@ -13,6 +15,8 @@ import (
 // the session's project directory and separated by colons. Where the
 // project's own hook runs too, it prints the reminder, and the user-scope
 // hook prints nothing, so that the session gets one reminder, not two.
+// The python3 fallback in templates/wrapper.sh applies the same rule
+// (TestDeferGoMatchesPython holds the two together).
 const deferVar = "NOWHOOK_DEFER"
 
 // maxDeferRead bounds the read of one settings file.
@@ -22,9 +26,12 @@ const maxDeferRead = 1 << 20
 // this session: the session's project directory (CLAUDE_PROJECT_DIR,
 // QWEN_PROJECT_DIR, else the payload's cwd, else the working directory)
 // holds the wrapper named first in NOWHOOK_DEFER, executable, and one of
-// the settings files named after it mentions that wrapper. Without the
-// variable it costs nothing; with it, a stat and a small read at most.
-func deferred(getenv func(string) string, cwd, wd string, log logger) bool {
+// the settings files named after it mentions that wrapper. self is the
+// wrapper running this hook (--script): when it is that very wrapper, this
+// is the project's own hook, and a NOWHOOK_DEFER it inherited (exported in
+// the agent's environment) does not silence it. Without the variable it
+// costs nothing; with it, a stat or two and a small read at most.
+func deferred(getenv func(string) string, cwd, wd, self string, log logger) bool {
 	spec := getenv(deferVar)
 	if spec == "" {
 		return false
@@ -49,6 +56,12 @@ func deferred(getenv func(string) string, cwd, wd string, log logger) bool {
 	if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
 		return false
 	}
+	if self != "" {
+		if me, err := os.Stat(self); err == nil && os.SameFile(fi, me) {
+			log.printf("%s names this very wrapper (%s): this is the project's own hook, not deferring", deferVar, self)
+			return false
+		}
+	}
 	for _, s := range settings {
 		if s != "" && mentions(filepath.Join(dir, s), script) {
 			log.printf("the project's own hook runs here (%s runs %s in %s): printing nothing", s, script, dir)
@@ -58,13 +71,29 @@ func deferred(getenv func(string) string, cwd, wd string, log logger) bool {
 	return false
 }
 
-// mentions reports whether the file at path names script.
+// mentions reports whether the regular file at path names script.
 func mentions(path, script string) bool {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxDeferRead))
 	return err == nil && bytes.Contains(b, []byte(script))
+}
+
+// openRegular opens the file at path for reading if it is a regular file
+// (or a link to one). A FIFO, a device or a directory is never read: it is
+// opened without blocking (opening a FIFO with no writer would wait
+// forever), then refused.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	return f, nil
 }

@@ -77,7 +77,7 @@ func (g *gem) kbsCalls() int {
 // basicReminder is the reminder for basic.json, without its last newline.
 func basicReminder(t *testing.T) string {
 	t.Helper()
-	return strings.TrimRight(string(readFixtureT(t, "basic.expected.txt")), "\n")
+	return strings.TrimRight(quoted(string(readFixtureT(t, "basic.expected.txt"))), "\n")
 }
 
 // geminiAnswer decodes what --gemini-turn printed: the messages it hands

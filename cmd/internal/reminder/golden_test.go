@@ -101,7 +101,7 @@ func TestGolden(t *testing.T) {
 			want, err := os.ReadFile(strings.TrimSuffix(payload, filepath.Ext(payload)) + ".expected.txt")
 			switch {
 			case err == nil:
-				if got != string(want) {
+				if got != quoted(string(want)) {
 					t.Fatalf("Go path:\n%s\nwant:\n%s\nlog:\n%s", got, want, log)
 				}
 			case printsNothing[name]:
@@ -309,7 +309,7 @@ func TestGoMatchesPython(t *testing.T) {
 		if c.want == "" {
 			status, summary = "?", noSummary
 		}
-		wants["clean: "+c.name] = header + "- [P?][" + status + "] c: " + c.want + " — " + summary + "\n"
+		wants["clean: "+c.name] = quoted(header + "- [P?][" + status + "] c: " + c.want + " — " + summary + "\n")
 	}
 	var all []string
 	for r := rune(0); r <= unicode.MaxRune; r++ {
@@ -322,11 +322,12 @@ func TestGoMatchesPython(t *testing.T) {
 		f, _ := json.Marshal("a" + strings.Join(all[i*200:min(len(all), i*200+200)], "") + "b")
 		return obj(fmt.Sprintf(`"id":"i%d","title":%s`, i, f))
 	})
-	wants["every invisible character"] = header
+	every := header
 	for i := range n {
-		wants["every invisible character"] += fmt.Sprintf("- [P?][?] i%d: ab — %s\n", i, noSummary)
+		every += fmt.Sprintf("- [P?][?] i%d: ab — %s\n", i, noSummary)
 	}
-	wants["100 KB title"] = header + "- [P?][?] long: " + strings.Repeat("title ", 30) + "tit… — the summary shows\n"
+	wants["every invisible character"] = quoted(every)
+	wants["100 KB title"] = quoted(header + "- [P?][?] long: " + strings.Repeat("title ", 30) + "tit… — the summary shows\n")
 	proj := project(t)
 	wrapper := writeWrapper(t, 5*time.Second)
 	bin := toolDir(t, "python3", "timeout", "kbs")
@@ -400,5 +401,81 @@ func TestProbeBudgetEveryPath(t *testing.T) {
 				t.Errorf("wrapper via %s, %s=%s: the debug log does not say %q:\n%s", wp.name, ProbeBudgetEnv, c.probe, want, stderr)
 			}
 		}
+	}
+}
+
+// reminders holds the reminder the hook prints for each fixture with an
+// .expected.txt, for the scenarios under testdata/script ($REMINDERS).
+const reminders = "../../../testdata/reminders"
+
+// TestQuotedReminders checks that testdata/reminders/NAME.txt is, for
+// every fixture's NAME.expected.txt, that exact reminder quoted, and
+// nothing else is there.
+func TestQuotedReminders(t *testing.T) {
+	entries, err := os.ReadDir(fixtures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".expected.txt")
+		if !ok {
+			continue
+		}
+		want[name+".txt"] = true
+		b, err := os.ReadFile(filepath.Join(reminders, name+".txt"))
+		if err != nil {
+			t.Errorf("%s has no quoted reminder: %v", e.Name(), err)
+			continue
+		}
+		if string(b) != expected(t, e.Name()) {
+			t.Errorf("testdata/reminders/%s.txt is not %s quoted:\n%s", name, e.Name(), b)
+		}
+	}
+	got, err := os.ReadDir(reminders)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range got {
+		if !want[e.Name()] {
+			t.Errorf("testdata/reminders/%s has no fixture", e.Name())
+		}
+	}
+}
+
+// TestClientGoMatchesPython: the python3 fallback tells GitHub Copilot CLI
+// apart as the Go runtime does (client.go): COPILOT_CLI=1 and a payload
+// with a timestamp print nothing, unless another client's own project
+// variable says the session is not Copilot's.
+func TestClientGoMatchesPython(t *testing.T) {
+	proj := project(t)
+	wrapper := writeWrapper(t, 5*time.Second)
+	payload := abs(t, filepath.Join(fixtures, "basic.json"))
+	want := expected(t, "basic.expected.txt")
+	withStamp := `{"session_id":"s1","timestamp":"2026-12-01T21:48:05.375Z","hook_event_name":"SessionStart","source":"compact"}`
+	for _, c := range []struct {
+		name, stdin string
+		env         []string
+		prints      bool
+	}{
+		{"Copilot", withStamp, []string{"COPILOT_CLI=1"}, false},
+		{"a timestamp without COPILOT_CLI", withStamp, nil, true},
+		{"COPILOT_CLI inherited, Claude Code's payload", compactPayload, []string{"COPILOT_CLI=1"}, true},
+		{"COPILOT_CLI inherited by Qwen Code", withStamp, []string{"COPILOT_CLI=1", "QWEN_PROJECT_DIR=" + proj}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var outs []string
+			for _, wp := range []wrapperPath{wrapperPaths[0], wrapperPaths[3]} {
+				out, stderr := runWrapper(t, wrapper, toolDir(t, wp.tools...), c.stdin,
+					append([]string{"CLAUDE_PROJECT_DIR=" + proj, "FAKE_KBS_PAYLOAD=" + payload}, c.env...)...)
+				if (out == want) != c.prints || (out != want && out != "") {
+					t.Errorf("%s printed %q; want the reminder: %v\nstderr:\n%s", wp.name, out, c.prints, stderr)
+				}
+				outs = append(outs, out)
+			}
+			if outs[0] != outs[1] {
+				t.Errorf("Go path %q, python3 %q", outs[0], outs[1])
+			}
+		})
 	}
 }

@@ -4,10 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
+	"strings"
+	"sync/atomic"
 	"time"
-
-	"github.com/nowhook/nowhook/cmd/internal/osutil"
 )
 
 var (
@@ -39,46 +38,58 @@ func query(prog, dir string, raw bool, deadline time.Time, stop <-chan os.Signal
 	return items, nil
 }
 
-// call runs prog in its own process group with stdin from /dev/null and
+// maxOrphanWait bounds the killing of what kbs left outside its group.
+const maxOrphanWait = 100 * time.Millisecond
+
+// running is the kbs call under way (its pid, 0 for none), for guard.
+var running atomic.Int64
+
+// call runs prog in its own process group with stdin from /dev/null, and
 // returns its stdout. When prog exits, the rest of its group is killed, so
-// a child it left behind cannot hold the pipe open; at the deadline the
-// whole group is killed and call returns at once, without waiting for the
-// pipe to close (what prog printed counts if it had closed stdout). A
-// signal on stop kills the group and returns at once too.
+// a child it left behind cannot hold the pipe open, and so is every
+// process it moved out of the group (setsid), where the system lets the
+// hook find them (becomeReaper: Linux); at the deadline the whole group is
+// killed and call returns at once, without waiting for the pipe to close
+// (what prog printed counts if it had closed stdout). A signal on stop
+// kills the group and returns at once too. On Linux prog dies with the
+// hook (a parent-death signal): a kbs that kills its parent, the hook,
+// goes with it, and the wrapper that runs the hook still exits 0.
 func call(prog string, args []string, dir string, deadline time.Time, stop <-chan os.Signal, log logger) (out []byte, err error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errNoStart, err)
 	}
 	defer pr.Close()
-	cmd := exec.Command(prog, args...)
-	cmd.Dir = dir
-	cmd.Stdout = pw
-	cmd.SysProcAttr = osutil.GroupAttr()
+	reaper := becomeReaper()
 	var stderr <-chan []byte
+	var ew *os.File
 	if log.on {
 		// Never the agent's own stderr: a leftover child would hold it.
-		er, ew, err := os.Pipe()
+		er, w, err := os.Pipe()
 		if err == nil {
 			defer er.Close()
-			cmd.Stderr = ew
+			ew = w
 			defer func() { log.printf("%s stderr: %q", prog, drain(stderr)) }()
 			stderr = readHead(er, 16<<10)
 		}
 	}
-	err = cmd.Start()
+	kid, err := spawn(prog, args, dir, kbsEnv(os.Environ()), pw, ew)
 	pw.Close()
-	if f, ok := cmd.Stderr.(*os.File); ok {
-		f.Close()
+	if ew != nil {
+		ew.Close()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errNoStart, err)
 	}
-	proc := cmd.Process
+	running.Store(int64(kid.pid))
+	defer running.Store(0)
+	if reaper {
+		defer killOrphans(log)
+	}
 	exited := make(chan error, 1)
 	go func() {
 		defer func() { _ = recover() }()
-		exited <- cmd.Wait()
+		exited <- kid.wait()
 	}()
 	data := readChunks(pr, maxOutput+1)
 	timer := time.NewTimer(time.Until(deadline))
@@ -97,13 +108,17 @@ func call(prog string, args []string, dir string, deadline time.Time, stop <-cha
 			}
 			out = append(out, c...)
 			if len(out) > maxOutput {
-				osutil.KillGroup(proc)
+				kid.killGroup()
 				return nil, errTooBig
 			}
 		case waitErr = <-exited:
 			done = true
-			// Whatever it left in its group goes too, closing the pipe.
-			osutil.KillGroup(proc)
+			// Whatever it left in its group goes too, closing the pipe,
+			// and whatever it moved out of the group.
+			kid.killGroup()
+			if reaper {
+				killOrphans(log)
+			}
 			if !eof {
 				grace = time.After(exitGrace)
 			}
@@ -111,7 +126,7 @@ func call(prog string, args []string, dir string, deadline time.Time, stop <-cha
 			log.printf("a process outside the group of %s holds its stdout: using the %d bytes read", prog, len(out))
 			eof = true
 		case <-timer.C:
-			osutil.KillGroup(proc)
+			kid.killGroup()
 			if eof {
 				// It printed everything and closed stdout, then lingered.
 				log.printf("%s closed its stdout but had not exited at the deadline: using its output", prog)
@@ -119,7 +134,7 @@ func call(prog string, args []string, dir string, deadline time.Time, stop <-cha
 			}
 			return nil, errTimeout
 		case s := <-stop:
-			osutil.KillGroup(proc)
+			kid.killGroup()
 			return nil, fmt.Errorf("%w by %v: killed its process group", errStopped, s)
 		}
 	}
@@ -127,6 +142,36 @@ func call(prog string, args []string, dir string, deadline time.Time, stop <-cha
 		return nil, waitErr
 	}
 	return out, nil
+}
+
+// gomaxprocsVar is set by the wrappers, which start the runtime with
+// GOMAXPROCS=1 (a Go program with one processor starts faster, and the
+// hook works one step at a time): it holds the agent's own GOMAXPROCS,
+// "none" when it had none, which kbs gets back.
+const gomaxprocsVar = "NOWHOOK_GOMAXPROCS"
+
+// kbsEnv is the environment kbs runs with: the hook's, with GOMAXPROCS as
+// the agent had it, where a wrapper set it (gomaxprocsVar).
+func kbsEnv(env []string) []string {
+	orig, set := "", false
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, gomaxprocsVar+"="); ok {
+			orig, set = v, true
+		}
+	}
+	if !set {
+		return env
+	}
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, gomaxprocsVar+"=") && !strings.HasPrefix(kv, "GOMAXPROCS=") {
+			out = append(out, kv)
+		}
+	}
+	if orig != "none" {
+		out = append(out, "GOMAXPROCS="+orig)
+	}
+	return out
 }
 
 // drain returns what c holds now, without waiting.

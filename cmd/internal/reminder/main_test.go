@@ -2,6 +2,7 @@ package reminder
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -31,6 +32,12 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	case "nowhook-reminder":
 		os.Exit(Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	case "blocked-hook": // TestGuardEndsABlockedHook: a hook stuck in a read
+		budget, _ := time.ParseDuration(os.Args[1])
+		guard(budget, logger{w: os.Stderr, on: true})
+		fmt.Println("guarded")
+		_, _ = io.ReadAll(os.Stdin) // the test never closes it
+		os.Exit(3)
 	}
 	os.Exit(m.Run())
 }
@@ -58,7 +65,7 @@ func toolDir(t *testing.T, tools ...string) string {
 			target = name
 		}
 		switch target {
-		case "kbs", "kanbus", "nowhook", "nowhook-reminder", "samemind":
+		case "kbs", "kanbus", "nowhook", "nowhook-reminder", "blocked-hook", "samemind":
 			if renamed {
 				t.Fatalf("toolDir: rename the role, not the test binary: %q", tool)
 			}

@@ -37,6 +37,11 @@ type payload struct {
 	// What the checkpoint and the hint read; "" unless a string.
 	sessionID, transcriptPath, event string
 	toolUseID                        string // PostToolUse: the tool call's id
+	// The context use Qwen Code's Stop hook carries (context_usage, its
+	// ratio, is derived from these two): the last prompt's tokens and the
+	// window, when both are integers.
+	inputTokens, contextLimit       int64
+	hasInputTokens, hasContextLimit bool
 }
 
 type parser struct {
@@ -109,6 +114,10 @@ func parsePayload(b []byte) (pl payload, ok bool) {
 			return p.stringField(&pl.event)
 		case "tool_use_id":
 			return p.stringField(&pl.toolUseID)
+		case "input_tokens":
+			return p.intField(&pl.inputTokens, &pl.hasInputTokens)
+		case "context_limit":
+			return p.intField(&pl.contextLimit, &pl.hasContextLimit)
 		}
 		return p.skip(1)
 	})

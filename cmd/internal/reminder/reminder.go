@@ -86,10 +86,13 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
-	// Stopped by the agent, it kills kbs's group rather than leave it.
+	// Stopped by the agent, it kills kbs's group rather than leave it; the
+	// wrapper's own stop comes as its death (stopWithParent).
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer signal.Stop(stop)
+	stopWithParent()
+	defer guard(cfg.budget, log)()
 	wd, _ := os.Getwd()
 	o := options{
 		budget: cfg.budget,
@@ -101,6 +104,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		at:     cfg.at,
 		refire: cfg.refire,
 		window: cfg.window,
+		script: cfg.script,
 	}
 	var out []byte
 	switch cfg.mode {
@@ -125,7 +129,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-const usage = `Usage: nowhook reminder [--timeout DURATION]
+const usage = `Usage: nowhook reminder [--timeout DURATION] [--script PATH]
        nowhook reminder --checkpoint [--at PERCENT] [--refire PERCENT] [--window TOKENS] [--timeout DURATION]
        nowhook reminder --hint [--timeout DURATION]
        nowhook reminder --gemini-turn [--timeout DURATION]
@@ -134,15 +138,18 @@ const usage = `Usage: nowhook reminder [--timeout DURATION]
 Without a mode, prints the Kanbus work-in-progress reminder for an agent's
 SessionStart (compact) hook.
 
---checkpoint is for PostToolUse and UserPromptSubmit hooks. It reads the
-context use from the session's transcript (transcript_path in the payload)
-and, once the context window is PERCENT full, tells the agent to write
+--checkpoint is for PostToolUse and UserPromptSubmit hooks, and Qwen Code's
+Stop hook. It reads the context use from the payload where it carries it
+(Qwen Code's Stop: input_tokens, context_limit), else from the session's
+transcript (transcript_path in the payload), and, once the context window
+is PERCENT full, tells the agent to write
 where it stands into its in-progress Kanbus issues with kbs comment. It
 says so once per session, and again only after the use has dropped below
 PERCENT minus the refire margin (after a compaction) and climbed back.
 After PostToolUse it prints {"hookSpecificOutput": {"hookEventName":
-"PostToolUse", "additionalContext": "..."}}; after UserPromptSubmit, plain
-text. The latch lives in ${XDG_STATE_HOME:-~/.local/state}/nowhook/checkpoint.
+"PostToolUse", "additionalContext": "..."}}; after Stop {"decision":
+"block", "reason": "..."}, which sends the text to the model as the turn's
+next message; after UserPromptSubmit, plain text. The latch lives in ${XDG_STATE_HOME:-~/.local/state}/nowhook/checkpoint.
 
 --hint is for Claude Code's PreCompact hook: it prints the ids and titles
 of the work in progress for the summary to keep (kbs now --json --list
@@ -164,6 +171,8 @@ set, gives kbs that shorter budget; it never lengthens --timeout's.
 
 Flags:
   --timeout DURATION   the budget for kbs (default 5s; 2s with --hint)
+  --script PATH        the wrapper script that runs this hook ("$0"): a
+                       NOWHOOK_DEFER naming this very script is ignored
   --checkpoint         the context-threshold checkpoint
   --at PERCENT         checkpoint when the context window is this full (default 85)
   --refire PERCENT     say it again after the use fell this far below --at (default 15)
@@ -204,6 +213,7 @@ type config struct {
 	budget     time.Duration
 	at, refire int
 	window     int64
+	script     string // --script: the wrapper that runs this hook
 }
 
 func parseFlags(args []string, log logger) (cfg config, help bool) {
@@ -217,6 +227,7 @@ func parseFlags(args []string, log logger) (cfg config, help bool) {
 	at := fs.Int("at", DefaultAt, "")
 	refire := fs.Int("refire", DefaultRefire, "")
 	window := fs.Int64("window", 0, "")
+	script := fs.String("script", "", "")
 	err := fs.Parse(args)
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		log.printf("ignoring arguments: %v", err)
@@ -251,7 +262,7 @@ func parseFlags(args []string, log logger) (cfg config, help bool) {
 		log.printf("--timeout %s out of range, using %s", *timeout, def)
 		cfg.budget = def
 	}
-	cfg.at, cfg.refire, cfg.window = *at, *refire, *window
+	cfg.at, cfg.refire, cfg.window, cfg.script = *at, *refire, *window, *script
 	if cfg.at < 1 || cfg.at > 100 {
 		log.printf("--at %d out of range (1 to 100), using %d", cfg.at, DefaultAt)
 		cfg.at = DefaultAt
@@ -268,6 +279,46 @@ func parseFlags(args []string, log logger) (cfg config, help bool) {
 		cfg.window = 0
 	}
 	return cfg, false
+}
+
+// guardGrace is how long after its budget, or after a stop signal, the
+// hook ends whatever it is blocked in.
+const guardGrace = time.Second
+
+// guard ends the hook, exit 0, guardGrace after its budget or after a stop
+// signal, if it is still running then: kbs's group is killed, and the
+// process exits without printing. The work's own paths end sooner; this is
+// for what they cannot see, a read that blocks (a FIFO, a hung file
+// system). It returns the function that disarms it.
+func guard(budget time.Duration, log logger) (disarm func()) {
+	hard := make(chan os.Signal, 1)
+	signal.Notify(hard, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	timer := time.NewTimer(budget + guardGrace)
+	quit := make(chan struct{})
+	go func() {
+		select {
+		case <-timer.C:
+			log.printf("still running %s after the budget of %s: killing kbs's group, exiting", guardGrace, budget)
+		case s := <-hard:
+			select {
+			case <-time.After(guardGrace):
+				log.printf("still running %s after %v: killing kbs's group, exiting", guardGrace, s)
+			case <-quit:
+				return
+			}
+		case <-quit:
+			return
+		}
+		if pid := running.Load(); pid != 0 {
+			killGroup(int(pid))
+		}
+		os.Exit(0)
+	}()
+	return func() {
+		signal.Stop(hard)
+		timer.Stop()
+		close(quit)
+	}
 }
 
 // ProbeBudgetEnv names the variable through which nowhook doctor's quick
@@ -312,6 +363,9 @@ type options struct {
 	// The checkpoint's flags (zero in the other modes).
 	at, refire int
 	window     int64
+	// script is the wrapper that runs this hook (--script "$0"), "" when
+	// it does not say: the defer rule never defers a wrapper to itself.
+	script string
 }
 
 // project finds the Kanbus project for a session in cwd the way every
@@ -336,7 +390,7 @@ func remind(o options) []byte {
 	deadline := time.Now().Add(o.budget)
 	wait := min(o.budget/4, maxStdinWait)
 	pl, proceed := readPayload(o.stdin, wait, o.stop, o.log)
-	if !proceed || o.foreign(pl) || deferred(o.getenv, pl.cwd, o.wd, o.log) {
+	if !proceed || o.foreign(pl) || deferred(o.getenv, pl.cwd, o.wd, o.script, o.log) {
 		return nil
 	}
 	dir := o.project(pl.cwd)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 	"strings"
 )
 
@@ -74,7 +73,7 @@ var errNoUsage = errors.New("no model reply or compaction in the transcript's ta
 // call's id, the use is current only when the deciding Claude Code record
 // names it. Codex writes the reply's usage before it runs the hook.
 func readContextUse(path, toolUseID string) (contextUse, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return contextUse{}, err
 	}
@@ -82,9 +81,6 @@ func readContextUse(path, toolUseID string) (contextUse, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return contextUse{}, err
-	}
-	if !fi.Mode().IsRegular() {
-		return contextUse{}, errors.New("not a regular file")
 	}
 	s := usageScan{}
 	if toolUseID != "" {

@@ -31,7 +31,7 @@ func setupGeminiTurn(t *testing.T, ctx context.Context, s *sandbox) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(b), `"command": "[ ! -x $GEMINI_PROJECT_DIR/.gemini/hooks/kanbus-gemini-turn.sh ] || exec $GEMINI_PROJECT_DIR/.gemini/hooks/kanbus-gemini-turn.sh"`) {
+	if !strings.Contains(string(b), `"command": "[ ! -x \"${GEMINI_PROJECT_DIR}\"/.gemini/hooks/kanbus-gemini-turn.sh ] || exec \"${GEMINI_PROJECT_DIR}\"/.gemini/hooks/kanbus-gemini-turn.sh"`) {
 		t.Fatalf(".gemini/settings.json lacks the BeforeModel command:\n%s", b)
 	}
 	t.Logf(".gemini/settings.json as setup wrote it:\n%s", b)

@@ -149,12 +149,19 @@ type sandbox struct {
 
 func newSandbox(t *testing.T, mode kbsMode) *sandbox {
 	t.Helper()
+	return newSandboxNamed(t, mode, "repo")
+}
+
+// newSandboxNamed is newSandbox with the repository in a folder of that
+// name (a name with quotes, spaces or a "!").
+func newSandboxNamed(t *testing.T, mode kbsMode, name string) *sandbox {
+	t.Helper()
 	root := t.TempDir()
 	s := &sandbox{
 		root:   root,
 		home:   filepath.Join(root, "home"),
 		bin:    filepath.Join(root, "bin"),
-		repo:   filepath.Join(root, "repo"),
+		repo:   filepath.Join(root, name),
 		kbsLog: filepath.Join(root, "kbs.log"),
 	}
 	for _, d := range []string{s.home, s.bin, s.repo} {

@@ -276,7 +276,7 @@ func CheckpointIn(content []byte) (at int, ok bool) {
 	return at, err == nil
 }
 
-var checkpointAtRE = regexp.MustCompile(`(?m)^\s*exec nowhook(?:-| )reminder --checkpoint --at (\d+) `)
+var checkpointAtRE = regexp.MustCompile(`(?m)^\s*(?:exec )?nowhook(?:-| )reminder --checkpoint --at (\d+) `)
 
 func containsArtifact(list []Artifact, art Artifact) bool {
 	for _, x := range list {

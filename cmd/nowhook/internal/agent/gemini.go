@@ -38,13 +38,16 @@ var GeminiSettings = []string{".gemini/settings.json", "~/.gemini/settings.json"
 // GeminiTurnScript is the script of the BeforeModel hook (gemini=reinject).
 const GeminiTurnScript = ".gemini/hooks/kanbus-gemini-turn.sh"
 
-// GeminiTurnCommand is that hook's command. Gemini CLI replaces
-// $GEMINI_PROJECT_DIR by the session's directory, shell-quoted, before
-// bash runs the command (0.61.0's hook runner), so it must not stand
-// inside double quotes, where the quotes it adds would be kept (it
-// replaces every occurrence). Where the script is missing it exits 0 and
-// prints nothing.
-var GeminiTurnCommand = generate.RunIfPresent("$GEMINI_PROJECT_DIR/" + GeminiTurnScript)
+// GeminiTurnCommand is that hook's command. Gemini CLI replaces every
+// $GEMINI_PROJECT_DIR in a command by the session's directory, quoted by
+// shell-quote, before bash runs it (0.61.0's hook runner); a path holding
+// a ' or a space and a ! comes out in double quotes with the ! as \!, and
+// bash keeps that backslash, so the command named a folder that does not
+// exist and the hook never ran (v4; TestGeminiReinjectQuotedPath). The
+// braced "${GEMINI_PROJECT_DIR}" is not replaced: bash reads it from the
+// hook's environment, where Gemini CLI sets it to the same directory.
+// Where the script is missing it exits 0 and prints nothing.
+var GeminiTurnCommand = generate.RunIfPresent(`"${GEMINI_PROJECT_DIR}"/` + GeminiTurnScript)
 
 // GeminiTurnSettings is the schema of .gemini/settings.json for that hook:
 // a matcher group under hooks.BeforeModel. Not Strict: Gemini CLI strips
