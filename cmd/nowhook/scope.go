@@ -84,7 +84,7 @@ func setupUser(o setupOptions, io stdio) error {
 		targets = append(targets, engine.Target{Agent: ua, Mode: agent.Reinject})
 	}
 	if o.check {
-		pl, err := userPlan(targets, agent.Options{Budget: o.budget, Force: o.force})
+		pl, err := userPlan(targets, agent.Options{Budget: o.budget, Force: o.force, Sources: o.sources})
 		if err != nil {
 			return err
 		}
@@ -93,7 +93,7 @@ func setupUser(o setupOptions, io stdio) error {
 	if !o.yes && !o.dryRun && !o.accessible && !isTerminal(io.in, io.out) {
 		return errNoTerminal
 	}
-	return reconcileUser(targets, agent.Options{Budget: o.budget, Force: o.force}, o.yes, o.dryRun, o.fullDiff, o.accessible, "setup", io)
+	return reconcileUser(targets, agent.Options{Budget: o.budget, Force: o.force, Sources: o.sources}, o.yes, o.dryRun, o.fullDiff, o.accessible, "setup", io)
 }
 
 // removeUser is remove --scope user: what setup --scope user installed

@@ -137,7 +137,7 @@ func geminiBinaries(b *testing.B) (bin, full, wrapper string) {
 			geminiBinErr = err
 			return
 		}
-		geminiBinErr = os.WriteFile(filepath.Join(geminiBinDir, "kanbus-gemini-turn.sh"), []byte(strings.ReplaceAll(string(tmpl), "@TIMEOUT@", "5s")), 0o755)
+		geminiBinErr = os.WriteFile(filepath.Join(geminiBinDir, "kanbus-gemini-turn.sh"), []byte(strings.NewReplacer("@TIMEOUT@", "5s", "@SOURCES@", "kanbus").Replace(string(tmpl))), 0o755)
 	})
 	if geminiBinErr != nil {
 		b.Fatal(geminiBinErr)

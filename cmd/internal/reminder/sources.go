@@ -2,9 +2,11 @@ package reminder
 
 import (
 	"errors"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // The reminder's sources (README, "Sources"): what comes back after a
@@ -185,4 +187,149 @@ func lookPath(name string) (string, error) {
 		return "", err
 	}
 	return filepath.Abs(path)
+}
+
+// The room each source asks for, and is sure to get when it needs it
+// (assemble). The board keeps today's cap; git's few lines always fit.
+const (
+	kanbusFloor = 2500
+	gitWant     = 1024
+)
+
+// kanbusProject finds the Kanbus project for a session in cwd when the
+// board is one of the sources. ok is false when the board is the only
+// source and there is no project: then there is nothing to say.
+func (o options) kanbusProject(cwd string) (dir string, ok bool) {
+	set := o.chosen()
+	if !set.has(srcKanbus) {
+		return "", true
+	}
+	dir = o.project(cwd)
+	return dir, dir != "" || set != srcKanbus
+}
+
+// chosen is the set of sources: the board alone unless --sources said
+// otherwise.
+func (o options) chosen() sourceSet {
+	if o.sources == 0 {
+		return srcKanbus
+	}
+	return o.sources
+}
+
+// sourcePayload is what the sources read of a hook payload.
+func (pl payload) sourcePayload() sourcePayload {
+	return sourcePayload{transcriptPath: pl.transcriptPath, previousSessionID: pl.previousSessionID,
+		userMessages: pl.userMessages, hasUserMessages: pl.hasUserMessages}
+}
+
+// fromSources reads the chosen sources for a session in cwd by the
+// deadline and returns the reminder, nil when none has anything to say.
+// project is the Kanbus project ("" when there is none, or the board is
+// not a source).
+//
+// The sources that run programs (git, kbs, samemind) run one after the
+// other, each within its own bound: git's few milliseconds first, then
+// kbs, which keeps a third of the budget back for samemind when that is a
+// source, so that neither a hanging kbs nor a hanging samemind leaves the
+// other without time. The user's words are read from the transcript
+// meanwhile.
+func (o options) fromSources(project, cwd string, sp sourcePayload, deadline time.Time) []byte {
+	set := o.chosen()
+	start := cwd
+	if start == "" {
+		start = o.wd
+	}
+	var (
+		words    userWords
+		wordsErr = errNoWords
+		read     = make(chan struct{})
+	)
+	if set.has(srcRules) {
+		go func() {
+			defer close(read)
+			defer func() {
+				if r := recover(); r != nil {
+					wordsErr = fmt.Errorf("internal error: %v", r)
+				}
+			}()
+			words, wordsErr = readUserWords(sp)
+		}()
+	} else {
+		close(read)
+	}
+	var (
+		facts  gitFacts
+		gitOK  bool
+		items  []item
+		handof []byte
+	)
+	if set.has(srcGit) {
+		facts, gitOK = readGitFacts(start, deadline, defaultGitOptions, o.stop, o.log)
+	}
+	if set.has(srcKanbus) && project != "" {
+		kd := deadline
+		if set.has(srcSamemind) {
+			kd = deadline.Add(-o.budget / samemindShare)
+		}
+		items, _, _ = o.inProgress(project, kd, false)
+	}
+	if set.has(srcSamemind) {
+		handof = readHandoff(start, deadline, o.stop, o.log)
+	}
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	select {
+	case <-read:
+		if wordsErr != nil && set.has(srcRules) {
+			o.log.printf("rules: %v", wordsErr)
+		} else if set.has(srcRules) {
+			o.log.printf("rules: %d messages of the user's from %s", len(words.msgs), words.from)
+		}
+	case <-timer.C:
+		o.log.printf("rules: the transcript was not read by the deadline")
+		words = userWords{}
+	case s := <-o.stop:
+		o.log.printf("stopped by %v", s)
+		return nil
+	}
+	root := samemindRoot(o.getenv)
+	var parts []part
+	for _, n := range sourceNames {
+		if !set.has(n.bit) {
+			continue
+		}
+		switch n.bit {
+		case srcRules:
+			w := words
+			parts = append(parts, part{floor: rulesFloor, want: rulesWant, render: func(limit int) []byte { return renderRules(w, limit) }})
+		case srcKanbus:
+			parts = append(parts, part{floor: kanbusFloor, want: maxOutBytes, render: func(limit int) []byte { return formatWithin(items, limit) }})
+		case srcSamemind:
+			parts = append(parts, part{floor: samemindFloor, want: samemindWant, render: func(limit int) []byte { return renderHandoff(handof, root, limit) }})
+		case srcGit:
+			if gitOK {
+				parts = append(parts, part{floor: gitWant, want: gitWant, render: func(limit int) []byte { return renderGit(facts, limit) }})
+			}
+		}
+	}
+	out := assemble(parts, maxReminderBytes)
+	if len(out) == 0 {
+		o.log.printf("no source had anything to say: printing nothing")
+	}
+	return out
+}
+
+// NormalSources checks a --sources list for setup and returns it in
+// printing order, each source once: an unknown name or an empty list is
+// an error that names the sources there are.
+func NormalSources(list string) (string, error) {
+	if strings.TrimSpace(strings.ReplaceAll(list, ",", "")) == "" {
+		return "", fmt.Errorf("--sources names no source: give one or more of %s, comma-separated", strings.Join(SourceNames(), ", "))
+	}
+	set, bad := parseSources(list)
+	if len(bad) > 0 {
+		return "", fmt.Errorf("--sources: unknown source %s: the sources are %s", strings.Join(bad, ", "), strings.Join(SourceNames(), ", "))
+	}
+	return set.String(), nil
 }
