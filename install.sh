@@ -5,7 +5,10 @@
 #   other users: $HOME/.local/bin (created if needed)
 # BINDIR=/some/dir ./install.sh installs there instead. Two binaries:
 # nowhook, and nowhook-reminder, the hook runtime alone, which the hooks
-# prefer because it starts faster.
+# prefer because it starts faster. Both are stamped with the version and
+# commit of the checkout (scripts/stamp.sh: the tag, or Go's
+# pseudo-version of the commit); NOWHOOK_VERSION=vX.Y.Z ./install.sh names
+# the version instead (for a source archive, which has no git history).
 set -eu
 
 work=
@@ -62,12 +65,14 @@ main() {
 	say "fetching the Go modules nowhook needs (go mod download; quick when they are cached)"
 	(cd "$src" && go mod download) || die "go mod download failed in $src; check that the Go module proxy is reachable (GOPROXY=$(go env GOPROXY)) and run ./install.sh again"
 	# Static binaries (no cgo) start quicker; the hook starts at every
-	# compaction. -buildvcs=auto records the commit for `nowhook version`
-	# even where GOFLAGS turns that off.
+	# compaction. The stamp gives `nowhook version` the version and commit
+	# wherever the toolchain's own VCS stamping would not (a git worktree,
+	# GOFLAGS=-buildvcs=false), so that stamping is off.
+	stamp=$(sh "$src/scripts/stamp.sh" "${NOWHOOK_VERSION:-}") || die "scripts/stamp.sh failed in $src"
 	say "building nowhook from $src"
-	(cd "$src" && CGO_ENABLED=0 go build -trimpath -buildvcs=auto -o "$work/nowhook" ./cmd/nowhook)
+	(cd "$src" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "$stamp" -o "$work/nowhook" ./cmd/nowhook)
 	say "building nowhook-reminder, the hook runtime"
-	(cd "$src" && CGO_ENABLED=0 go build -trimpath -buildvcs=auto -o "$work/nowhook-reminder" ./cmd/nowhook-reminder)
+	(cd "$src" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "$stamp" -o "$work/nowhook-reminder" ./cmd/nowhook-reminder)
 	mkdir -p "$dir"
 	install_binary "$work/nowhook" "$dir/nowhook"
 	install_binary "$work/nowhook-reminder" "$dir/nowhook-reminder"

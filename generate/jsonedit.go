@@ -2,10 +2,12 @@ package generate
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
@@ -130,7 +132,53 @@ func (p *Parsed) empty() bool { return len(bytes.TrimSpace(p.src)) == 0 }
 
 // ParseHookFile parses current by f's rules. Empty current is an absent
 // (or empty) file and gives a Parsed with a nil Doc.
+//
+// A plan asks about one file many times (is our entry present, apply,
+// remove, verify, for each scratch plan): a large file's parse is kept
+// (parseCache), and each call gets its own copy of the tree and the
+// decoded document, as a fresh parse would give.
 func (f HookFile) ParseHookFile(current []byte) (*Parsed, error) {
+	if len(current) < cacheFrom {
+		return f.parse(current)
+	}
+	key := fmt.Sprintf("%s\x00%s\x00%v\x00%x", f.Path, f.Agent, f.Strict, sha256.Sum256(current))
+	parseCache.Lock()
+	hit, ok := parseCache.m[key]
+	parseCache.Unlock()
+	if !ok {
+		hit.p, hit.err = f.parse(current)
+		parseCache.Lock()
+		if len(parseCache.m) >= 8 {
+			clear(parseCache.m)
+		}
+		parseCache.m[key] = hit
+		parseCache.Unlock()
+	}
+	if hit.err != nil {
+		if fe, ok := hit.err.(*FileError); ok {
+			c := *fe
+			return nil, &c
+		}
+		return nil, hit.err
+	}
+	p := &Parsed{src: current[hit.p.offset:], offset: hit.p.offset, tree: hit.p.tree.Clone(), Doc: deepCopy(hit.p.Doc)}
+	return p, nil
+}
+
+// cacheFrom is the size from which a hook file's parse is kept.
+const cacheFrom = 64 << 10
+
+var parseCache = struct {
+	sync.Mutex
+	m map[string]parsed
+}{m: map[string]parsed{}}
+
+type parsed struct {
+	p   *Parsed
+	err error
+}
+
+func (f HookFile) parse(current []byte) (*Parsed, error) {
 	p := &Parsed{src: current}
 	if bytes.HasPrefix(current, bom) {
 		p.src, p.offset = current[len(bom):], len(bom)
@@ -140,6 +188,9 @@ func (f HookFile) ParseHookFile(current []byte) (*Parsed, error) {
 	}
 	if len(bytes.TrimSpace(p.src)) == 0 {
 		return p, nil
+	}
+	if off, deep := TooDeep(p.src, MaxDepth); deep {
+		return nil, f.depthError(p.src, off)
 	}
 	tree, err := hujson.Parse(p.src)
 	if err != nil {
@@ -362,7 +413,8 @@ func KindName(v *hujson.Value) string {
 }
 
 // newFile writes a whole new file holding our hook. current is empty or
-// whitespace; a BOM is kept.
+// white space: a BOM and the white space are kept, in front of it (no
+// byte of a file is lost, not even a blank line).
 func (f HookFile) newFile(current []byte, h Hook) ([]byte, error) {
 	doc := append(Ordered{}, f.NewFile...)
 	doc = append(doc, Member{"hooks", Ordered{{f.Event, []Ordered{h.Entry}}}})
@@ -371,9 +423,7 @@ func (f HookFile) newFile(current []byte, h Hook) ([]byte, error) {
 		return nil, err
 	}
 	var b bytes.Buffer
-	if bytes.HasPrefix(current, bom) {
-		b.Write(bom)
-	}
+	b.Write(current)
 	if err := json.Indent(&b, compact, "", "  "); err != nil {
 		return nil, err
 	}

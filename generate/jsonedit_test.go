@@ -54,9 +54,10 @@ func TestMergeHookBOMAndEmpty(t *testing.T) {
 	if !strings.HasPrefix(string(out), "\xef\xbb\xbf{\"model\": \"x\", \"hooks\": {") {
 		t.Errorf("BOM file: got %q", out)
 	}
-	for _, empty := range []string{"", "\n", "  \n"} {
+	// A file of white space keeps it, in front: no byte is lost.
+	for _, empty := range []string{"", "\n", "  \n", "\xef\xbb\xbf\n"} {
 		out, err := testSettings.MergeHook([]byte(empty), testHook(5*time.Second))
-		if err != nil || !strings.HasPrefix(string(out), "{\n  \"hooks\": {\n    \"SessionStart\": [\n") {
+		if err != nil || !strings.HasPrefix(string(out), empty+"{\n  \"hooks\": {\n    \"SessionStart\": [\n") {
 			t.Errorf("empty file %q: got %q, %v", empty, out, err)
 		}
 	}

@@ -19,6 +19,7 @@ var hookPackages = map[string]bool{
 	"github.com/nowhook/nowhook/cmd/nowhook-reminder":  true,
 	"github.com/nowhook/nowhook/cmd/internal/reminder": true,
 	"github.com/nowhook/nowhook/cmd/internal/osutil":   true,
+	"github.com/nowhook/nowhook/cmd/internal/version":  true,
 	"github.com/nowhook/nowhook/detect":                true,
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -19,7 +20,12 @@ type removeOptions struct {
 	dryRun     bool
 	accessible bool
 	scope      string // --scope: project or user
+	outside    bool   // --follow-outside-links
+	command    string // the command line, as the writer lock names its holder
 }
+
+// outsideUsage is --follow-outside-links's help, on setup and remove.
+const outsideUsage = "write, create and delete through a symbolic link that leads out of the repository (out of the agent's folder, with --scope user), at its target, instead of refusing; remove gives such a file back byte for byte. Never into your own agent settings (~/.claude, ~/.codex, ...)"
 
 func removeCmd(args []string, io stdio) error {
 	var o removeOptions
@@ -29,11 +35,13 @@ func removeCmd(args []string, io stdio) error {
 	fs.BoolVar(&o.yes, "yes", false, "remove without asking")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print a unified diff of every change and write nothing")
 	fs.BoolVar(&o.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask line by line, for screen readers (answers may come from a pipe)")
+	fs.BoolVar(&o.outside, "follow-outside-links", false, outsideUsage)
 	fs.StringVar(&o.scope, "scope", scopeProject, "project: the repository; user: what setup --scope user put into your own agent settings ("+strings.Join(userNames(), ", ")+")")
 	const about = "Usage: nowhook remove [flags]\n\nTakes away everything nowhook installed in the repository for the listed agents:\nits hook entries, scripts (unless changed by hand), Markdown blocks, the files\nand folders it created, and the Codex trust it recorded. Every other byte stays.\n\nFlags:\n"
 	if done, err := parseFlags(fs, args, help{about: about}, io); done || err != nil {
 		return err
 	}
+	o.command = commandLine("remove", args)
 	named, err := removeAgents(o.agents)
 	if err != nil {
 		return err
@@ -61,7 +69,16 @@ func removeCmd(args []string, io stdio) error {
 	if err != nil {
 		return err
 	}
-	pl, err := engine.Reconcile(engine.Request{Root: root, Targets: targets, Found: agent.Detect(root), Options: agent.Options{Budget: agent.DefaultBudget}})
+	req := engine.Request{Root: root, Targets: targets, Options: agent.Options{Budget: agent.DefaultBudget}, Outside: o.outside}
+	if !o.dryRun {
+		release, err := engine.Lock(req, o.command)
+		if err != nil {
+			return failedUntouched(err)
+		}
+		defer release()
+	}
+	req.Found = agent.Detect(root)
+	pl, err := engine.Reconcile(req)
 	if err != nil {
 		return refused(err)
 	}
@@ -88,16 +105,34 @@ func removeCmd(args []string, io stdio) error {
 			return err
 		}
 	}
-	if err := pl.Write(); err != nil {
-		return err
+	now, later := splitWrite(pl.Write())
+	if now != nil {
+		return now
 	}
 	pl.WriteSummary(io.out, true, none)
 	if err := pl.ForgetTrust(context.Background(), io.out); err != nil {
 		pl.WriteNotes(io.out)
-		return failedAfterWrite(err, "The files were changed; only forgetting the trust failed.")
+		return errors.Join(later, failedAfterWrite(err, "The files were changed; only forgetting the trust failed."))
 	}
 	pl.WriteNotes(io.out)
-	return nil
+	return later
+}
+
+// commandLine is the command as the lock file names its holder.
+func commandLine(command string, args []string) string {
+	return strings.Join(append([]string{"nowhook", command}, args...), " ")
+}
+
+// splitWrite sorts an error of Write: a failure of the record alone
+// (later) comes after every file was written, so the command goes on to
+// say what it did and ends with it; any other (now) is the failure,
+// whose message says what was undone.
+func splitWrite(err error) (now, later error) {
+	var re *engine.RecordError
+	if errors.As(err, &re) {
+		return nil, failedAfterWrite(err, "The files were written; only the record failed.")
+	}
+	return err, nil
 }
 
 // removeAgents are the agents an --agents list of remove names, in its

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 
 	"github.com/nowhook/nowhook/cmd/internal/reminder"
+	"github.com/nowhook/nowhook/cmd/internal/version"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/doctor"
 )
 
@@ -37,7 +38,20 @@ Run 'nowhook COMMAND --help' for a command's flags.
 `
 
 // run is the whole program; it returns the exit status and never exits.
-func run(args []string, io stdio) int {
+// A panic anywhere in a command is a bug, never a refusal: it is said as
+// one and exits 1 (Go's own exit status for a panic is 2, which nowhook
+// keeps for "refused, nothing written").
+func run(args []string, io stdio) (status int) {
+	defer func() {
+		if r := recover(); r != nil {
+			if len(args) > 0 && args[0] == "reminder" {
+				status = exitOK // the hook never breaks a session
+				return
+			}
+			fmt.Fprintf(io.err, "nowhook: internal error: %v\nThis is a bug in nowhook; please report it with the command you ran and the output of nowhook version.\n%s", r, debug.Stack())
+			status = exitFailed
+		}
+	}()
 	if len(args) == 0 {
 		fmt.Fprint(io.err, usage)
 		return exitUsage
@@ -66,25 +80,9 @@ func run(args []string, io stdio) int {
 	}
 }
 
-// versionString reports the module version and the VCS state the binary
-// was built from, as recorded by the Go toolchain.
+// versionString is the first line of `nowhook version`: the version the
+// build information or a release stamp gives (cmd/internal/version), the
+// commit, the toolchain and the template version setup writes.
 func versionString() string {
-	version, revision, modified, goVersion := "(devel)", "unknown", "", "unknown"
-	if info, ok := debug.ReadBuildInfo(); ok {
-		goVersion = info.GoVersion
-		if info.Main.Version != "" {
-			version = info.Main.Version
-		}
-		for _, s := range info.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				revision = s.Value
-			case "vcs.modified":
-				if s.Value == "true" {
-					modified = " (modified)"
-				}
-			}
-		}
-	}
-	return fmt.Sprintf("nowhook %s, commit %s%s, built with %s, template v%d", version, revision, modified, goVersion, templateVersion)
+	return fmt.Sprintf("%s, template v%d", version.Read().String("nowhook"), templateVersion)
 }

@@ -42,17 +42,17 @@ func userNames() []string {
 	return names
 }
 
-// userTarget is an agent at the user scope: the agent as the reconcile
-// sees it there, with its user folder.
-func userTarget(a *agent.Agent) (*agent.Agent, error) {
+// userTarget is an agent at the user scope in its folder as the
+// environment names it: the agent as the reconcile sees it there.
+func userTarget(a *agent.Agent, mode agent.Mode) (engine.Target, error) {
 	if reason := a.UserRefusal(); reason != "" {
-		return nil, fmt.Errorf("--scope user --agents %s is refused: %s", a.Name, reason)
+		return engine.Target{}, fmt.Errorf("--scope user --agents %s is refused: %s", a.Name, reason)
 	}
 	dir, err := a.Scope.User.Folder(os.Getenv, os.Getenv("HOME"))
 	if err != nil {
-		return nil, fmt.Errorf("--scope user --agents %s: %w", a.Name, err)
+		return engine.Target{}, fmt.Errorf("--scope user --agents %s: %w", a.Name, err)
 	}
-	return a.AtUserScope(dir), nil
+	return engine.Target{Agent: a.AtUserScope(dir), Mode: mode, Folder: dir}, nil
 }
 
 // setupUser is setup --scope user: the compact hook and its wrapper in the
@@ -74,17 +74,19 @@ func setupUser(o setupOptions, io stdio) error {
 	}
 	var targets []engine.Target
 	for _, c := range choices {
-		ua, err := userTarget(c.Agent)
+		t, err := userTarget(c.Agent, agent.Reinject)
 		if err != nil {
 			return refused(err)
 		}
 		if c.Mode != agent.Reinject {
 			return refused(fmt.Errorf("--scope user --agents %s=%s: the user scope has only the hook that re-injects; on-demand blocks are written per repository (nowhook setup --agents %s=%s there)", c.Agent.Name, c.Mode, c.Agent.Name, c.Mode))
 		}
-		targets = append(targets, engine.Target{Agent: ua, Mode: agent.Reinject})
+		targets = append(targets, t)
 	}
+	u := userRun{targets: targets, opts: agent.Options{Budget: o.budget, Force: o.force, Sources: o.sources}, outside: o.outside,
+		yes: o.yes, dryRun: o.dryRun, fullDiff: o.fullDiff, accessible: o.accessible, verb: "setup", command: o.command}
 	if o.check {
-		pl, err := userPlan(targets, agent.Options{Budget: o.budget, Force: o.force, Sources: o.sources})
+		pl, err := u.plan()
 		if err != nil {
 			return err
 		}
@@ -93,7 +95,7 @@ func setupUser(o setupOptions, io stdio) error {
 	if !o.yes && !o.dryRun && !o.accessible && !isTerminal(io.in, io.out) {
 		return errNoTerminal
 	}
-	return reconcileUser(targets, agent.Options{Budget: o.budget, Force: o.force, Sources: o.sources}, o.yes, o.dryRun, o.fullDiff, o.accessible, "setup", io)
+	return u.run(io)
 }
 
 // removeUser is remove --scope user: what setup --scope user installed
@@ -109,63 +111,93 @@ func removeUser(o removeOptions, named []*agent.Agent, io stdio) error {
 			}
 		}
 	}
+	// Every folder the record says setup wrote into, as well as the one
+	// the environment names today (CLAUDE_CONFIG_DIR set then, not now).
 	var targets []engine.Target
 	for _, a := range named {
-		ua, err := userTarget(a)
+		t, err := userTarget(a, "")
 		if err != nil {
 			return refused(err)
 		}
-		targets = append(targets, engine.Target{Agent: ua})
+		targets = append(targets, t)
+		for _, dir := range engine.UserFolders(a) {
+			if !sameDir(dir, t.Folder) {
+				targets = append(targets, engine.Target{Agent: a.AtUserScope(dir), Folder: dir})
+			}
+		}
 	}
 	if !o.yes && !o.dryRun && !o.accessible && !isTerminal(io.in, io.out) {
 		return usageError("remove needs a terminal to ask before it deletes anything; pass --yes to remove without asking")
 	}
-	return reconcileUser(targets, agent.Options{Budget: agent.DefaultBudget}, o.yes, o.dryRun, true, o.accessible, "remove", io)
+	u := userRun{targets: targets, opts: agent.Options{Budget: agent.DefaultBudget}, outside: o.outside,
+		yes: o.yes, dryRun: o.dryRun, fullDiff: true, accessible: o.accessible, verb: "remove", command: o.command}
+	return u.run(io)
 }
 
-// reconcileUser plans, checks and writes the user scope of the targets as
-// one plan over absolute paths (its root is the file-system root), with
-// the record of what it created kept outside any repository.
-func reconcileUser(targets []engine.Target, opts agent.Options, yes, dryRun, fullDiff, accessible bool, verb string, io stdio) error {
-	pl, err := userPlan(targets, opts)
+// userRun is one setup or remove at the user scope.
+type userRun struct {
+	targets                        []engine.Target
+	opts                           agent.Options
+	outside, yes, dryRun, fullDiff bool
+	accessible                     bool
+	verb, command                  string // "setup" or "remove"; the command line, for the lock
+}
+
+// run plans, checks and writes the user scope of the targets as one plan
+// over absolute paths (its root is the file-system root), under the
+// writer lock of each agent folder, with the record of what it created
+// kept outside any repository.
+func (u userRun) run(io stdio) error {
+	if !u.dryRun {
+		release, err := engine.Lock(u.request(), u.command)
+		if err != nil {
+			return failedUntouched(errors.New(osutil.TildeHome(err.Error())))
+		}
+		defer release()
+	}
+	pl, err := u.plan()
 	if err != nil {
 		return err
 	}
 	out := &tildeWriter{w: io.out}
-	if dryRun {
-		if !pl.WriteDiff(out, fullDiff) {
+	if u.dryRun {
+		if !pl.WriteDiff(out, u.fullDiff) {
 			fmt.Fprintln(out, "No changes.")
 		}
 		pl.WriteNotes(out)
 		return nil
 	}
-	if verb == "remove" && !pl.Changed() {
+	if u.verb == "remove" && !pl.Changed() {
 		fmt.Fprintln(out, "Nothing of nowhook's was found in your user settings; nothing changed.")
 		pl.WriteNotes(out)
 		return nil
 	}
-	if !yes {
-		if err := review(newAsker(accessible, io), pl, verb, io); err != nil {
+	if !u.yes {
+		if err := review(newAsker(u.accessible, io), pl, u.verb, io); err != nil {
 			return err
 		}
 	}
-	if err := pl.Write(); err != nil {
-		return err
+	now, later := splitWrite(pl.Write())
+	if now != nil {
+		return errors.New(osutil.TildeHome(now.Error()))
 	}
 	pl.WriteSummary(out, true, func(t engine.Target) string {
-		if verb == "remove" {
+		if u.verb == "remove" {
 			return ""
 		}
 		return "user scope: every " + t.Agent.Title + " session on this machine, started in any folder of a Kanbus project, gets the reminder after compaction (where the project's own nowhook hook runs too, this one prints nothing)"
 	})
 	pl.WriteNotes(out)
-	return nil
+	return later
 }
 
-// userPlan plans the user scope of the targets: one plan over absolute
-// paths (its root is the file-system root); an error is a refusal.
-func userPlan(targets []engine.Target, opts agent.Options) (*engine.Plan, error) {
-	pl, err := engine.Reconcile(engine.Request{Root: string(filepath.Separator), Targets: targets, Options: opts, User: true})
+func (u userRun) request() engine.Request {
+	return engine.Request{Root: string(filepath.Separator), Targets: u.targets, Options: u.opts, User: true, Outside: u.outside}
+}
+
+// plan plans the user scope of the targets; an error is a refusal.
+func (u userRun) plan() (*engine.Plan, error) {
+	pl, err := engine.Reconcile(u.request())
 	if err != nil {
 		// Shown with ~ for the home directory, as the summary shows it.
 		return nil, refused(errors.New(osutil.TildeHome(err.Error())))

@@ -14,6 +14,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tailscale/hujson"
 
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/templates"
 )
 
@@ -23,12 +24,43 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"path-only": cmdPathOnly,
 	"gone":      cmdGone,
 	"user-hook": cmdUserHook,
+	"hold-lock": cmdHoldLock,
+}
+
+// heldLocks are the writer locks hold-lock took, by path.
+var heldLocks = map[string]*osutil.Lock{}
+
+// cmdHoldLock: hold-lock PATH COMMAND takes the writer lock at PATH in the
+// test process, as a running nowhook COMMAND would, until the script ends
+// (or "hold-lock -release PATH"), so that a nowhook it runs finds the
+// lock held: no timing, with NOWHOOK_LOCK_WAIT=0.
+func cmdHoldLock(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: hold-lock PATH COMMAND | hold-lock -release PATH")
+	}
+	if args[0] == "-release" {
+		path := ts.MkAbs(args[1])
+		heldLocks[path].Release()
+		delete(heldLocks, path)
+		return
+	}
+	path := ts.MkAbs(args[0])
+	l, err := osutil.AcquireLock(path, 0, args[1])
+	ts.Check(err)
+	heldLocks[path] = l
+	ts.Defer(func() {
+		l.Release()
+		delete(heldLocks, path)
+	})
 }
 
 // scriptCondition answers the [cond] guards the scenarios use; an unknown
 // condition is an error, so a typo cannot silently skip a scenario.
 // ([exec:PROG] is testscript's own.)
 func scriptCondition(cond string) (bool, error) {
+	if cond == "root" { // the test runs as root: it can give files to other users
+		return os.Geteuid() == 0, nil
+	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }
 

@@ -48,6 +48,8 @@ type setupOptions struct {
 	ask                       asker // asks the wizard's and the review's questions
 	budget                    time.Duration
 	scope                     string // --scope: project or user
+	outside                   bool   // --follow-outside-links
+	command                   string // the command line, as the writer lock names its holder
 	// sources are the reminder's sources (--sources, in printing order);
 	// sourcesSet says the flag was given (without it, the sources the
 	// installed wrappers name stay, else the default).
@@ -82,6 +84,7 @@ func setupCmd(args []string, io stdio) error {
 	fs.IntVar(&o.checkpointAt, "checkpoint-at", 0, "the share of the context window, in percent, at which the checkpoint fires (default 85; turns --checkpoint on)")
 	fs.BoolVar(&o.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask line by line, for screen readers (answers may come from a pipe)")
 	fs.StringVar(&o.sources, "sources", templates.DefaultSources, "what the reminder brings back after a compaction, comma-separated: "+strings.Join(reminder.SourceNames(), ", ")+" (kanbus: the board's work in progress; rules: your own earlier words in the session; git: branch, HEAD, changed files; samemind: samemind handoff)")
+	fs.BoolVar(&o.outside, "follow-outside-links", false, outsideUsage)
 	fs.StringVar(&o.scope, "scope", scopeProject, "project: the repository; user: your own settings of the agents named with --agents ("+strings.Join(userNames(), ", ")+"), read by every session on this machine wherever it starts")
 	const about = "Usage: nowhook setup [flags]\n\nInstalls the Kanbus compaction hook for the repository's agents, and takes\naway what nowhook installed for a mode an agent no longer uses.\n\nFlags:\n"
 	if done, err := parseFlags(fs, args, help{about: about}, io); done || err != nil {
@@ -96,6 +99,7 @@ func setupCmd(args []string, io stdio) error {
 		return usageError("--diff goes with --dry-run")
 	}
 	o.fix = fixCommand(fs)
+	o.command = commandLine("setup", args)
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "sources":
@@ -301,8 +305,16 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 		}
 		fmt.Fprintf(io.out, "No agent detected; %s %s.\n", verb, strings.Join(names, " and "))
 	}
-	pl, err := engine.Reconcile(engine.Request{Root: root, Targets: targets, Found: found,
-		Options: agent.Options{Budget: o.budget, Force: o.force, CheckpointAt: at, Sources: sources}})
+	req := engine.Request{Root: root, Targets: targets, Found: found, Outside: o.outside,
+		Options: agent.Options{Budget: o.budget, Force: o.force, CheckpointAt: at, Sources: sources}}
+	if !o.check && !o.dryRun {
+		release, err := engine.Lock(req, o.command)
+		if err != nil {
+			return failedUntouched(err)
+		}
+		defer release()
+	}
+	pl, err := engine.Reconcile(req)
 	if err != nil {
 		return refused(err)
 	}
@@ -321,23 +333,31 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 			return err
 		}
 	}
-	if err := pl.Write(); err != nil {
-		return err
+	now, later := splitWrite(pl.Write())
+	if now != nil {
+		return now
 	}
 	pl.WriteSummary(io.out, false, func(t engine.Target) string { return onDemandReason(t, o) }, subFolderNote)
 	var failures []error
+	if later != nil {
+		failures = append(failures, later)
+	}
 	ctx := context.Background()
 	for _, a := range trusting {
 		if !o.trust {
 			fmt.Fprintln(io.out, a.Trust.Hint)
 			continue
 		}
-		msg, err := a.Trust.Record(ctx, root)
+		done, err := a.Trust.Record(ctx, root)
 		if err != nil {
 			failures = append(failures, failedAfterWrite(fmt.Errorf("--trust-codex: %w", err), "The hook files were written; only the trust step failed."))
 			continue
 		}
-		fmt.Fprintln(io.out, osutil.TildeHome(msg))
+		fmt.Fprintln(io.out, osutil.TildeHome(done.Message))
+		// Remembered, so that remove forgets a trust nowhook gave.
+		if err := engine.RememberTrust(root, a.Name, done.Project); err != nil {
+			failures = append(failures, failedAfterWrite(err, "The hook files were written and the trust recorded; only nowhook's record of it failed."))
+		}
 	}
 	if err := pl.ForgetTrust(ctx, io.out); err != nil {
 		failures = append(failures, err)

@@ -3,7 +3,8 @@
 // executable on that environment's PATH, telling whether a process is
 // still alive, running a program in a process group of its own and killing
 // that group (proc_unix.go; elsewhere, proc_other.go kills the process
-// itself), and showing the home directory as ~. It lives under
+// itself), showing the home directory as ~, reading a file that may be
+// hostile (read.go) and the writer lock (lock_unix.go). It lives under
 // cmd/internal so that the hook runtime (cmd/internal/reminder) can use it
 // as well as cmd/nowhook and its internal packages; the hook runs kbs
 // through GroupAttr and KillGroup, so osutil imports the standard library
@@ -11,9 +12,6 @@
 package osutil
 
 import (
-	"bytes"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -119,24 +117,4 @@ func TildeHome(s string) string {
 		return s
 	}
 	return Tilde(s, home)
-}
-
-// ReadBounded reads the file at path, refusing one larger than limit
-// bytes (a settings file that size is a mistake, not something to load
-// whole) with an error that says "is larger than N MiB", for the caller
-// to put after the file's name.
-func ReadBounded(path string, limit int) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var b bytes.Buffer
-	if _, err := b.ReadFrom(io.LimitReader(f, int64(limit)+1)); err != nil {
-		return nil, err
-	}
-	if b.Len() > limit {
-		return nil, fmt.Errorf("is larger than %d MiB", limit>>20)
-	}
-	return b.Bytes(), nil
 }

@@ -97,26 +97,3 @@ func TestTilde(t *testing.T) {
 		t.Errorf("TildeHome = %q", got)
 	}
 }
-
-// TestReadBounded reads a file of exactly the limit and refuses one byte
-// more, naming the limit in MiB.
-func TestReadBounded(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "settings.json")
-	const limit = 1 << 20
-	if err := os.WriteFile(path, make([]byte, limit), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if b, err := ReadBounded(path, limit); err != nil || len(b) != limit {
-		t.Fatalf("ReadBounded of %d bytes with limit %d = %d bytes, %v; want all of it", limit, limit, len(b), err)
-	}
-	if err := os.WriteFile(path, make([]byte, limit+1), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ReadBounded(path, limit); err == nil || err.Error() != "is larger than 1 MiB" {
-		t.Fatalf("ReadBounded of %d bytes with limit %d: err %v, want \"is larger than 1 MiB\"", limit+1, limit, err)
-	}
-	if _, err := ReadBounded(filepath.Join(dir, "missing"), limit); !os.IsNotExist(err) {
-		t.Fatalf("ReadBounded of a missing file: %v, want not-exist", err)
-	}
-}

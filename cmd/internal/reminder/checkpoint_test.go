@@ -666,8 +666,8 @@ func TestPruneLatches(t *testing.T) {
 	}
 }
 
-// qwenStop is Qwen Code 0.24.4's Stop payload (TestQwenStopPayload in the
-// e2e package measured its keys): the context use rides in it, and the
+// qwenStop is Qwen Code 0.24.4's Stop payload (TestQwenStopCheckpoint in
+// the e2e package records its keys): the context use rides in it, and the
 // transcript it names is not read.
 func qwenStop(session, cwd string, input, limit int64) string {
 	return fmt.Sprintf(`{"session_id":%q,"transcript_path":"/nonexistent/chats/%s.jsonl","cwd":%q,"hook_event_name":"Stop","timestamp":"2026-12-01T00:00:00.000Z","permission_mode":"default","prompt_id":"p1","stop_hook_active":false,"last_assistant_message":"Done.","background_tasks":[],"crons":[],"context_usage":%v,"context_limit":%d,"input_tokens":%d}`,

@@ -34,6 +34,7 @@ func TestMain(m *testing.M) {
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
 	}
+	removeRelease() // release_test.go
 	os.Exit(code)
 }
 
@@ -126,16 +127,23 @@ func fixture(t *testing.T, name string) string {
 	return p
 }
 
-// expectedReminder is the exact reminder nowhook prints for basic.json.
+// expectedReminder is the exact reminder nowhook prints for basic.json,
+// without its last newline: basic.expected.txt quoted as the board's data
+// (testdata/reminders/basic.txt, which the reminder package's
+// TestQuotedReminders holds to the fixture).
 func expectedReminder(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(fixture(t, "basic.expected.txt"))
+	p, err := filepath.Abs(filepath.Join("..", "..", "..", "testdata", "reminders", "basic.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := strings.TrimRight(string(b), "\n")
-	if !strings.HasPrefix(s, "Kanbus WIP") || strings.Count(s, "\n") < 2 {
-		t.Fatalf("basic.expected.txt does not look like a reminder: %q", s)
+	if !strings.HasPrefix(s, "Quoted from the Kanbus board") || !strings.Contains(s, "\nKanbus WIP") || strings.Count(s, "\n") < 4 {
+		t.Fatalf("testdata/reminders/basic.txt does not look like a reminder: %q", s)
 	}
 	return s
 }

@@ -13,82 +13,11 @@ import (
 	"github.com/nowhook/nowhook/templates"
 )
 
-// TestQwenStopPayload measures what Qwen Code 0.24.4 hands a Stop hook: a
-// project Stop hook that records its stdin runs after each turn, and the
-// payload carries context_usage (input tokens over the window, a ratio),
-// context_limit (the window) and input_tokens (the last prompt's tokens, as
-// the model reported them), so that a checkpoint can judge the context from
-// the payload alone, with no transcript to read. The mock reports 120,000
-// prompt tokens on the second turn.
-func TestQwenStopPayload(t *testing.T) {
-	bin := findClient(t, "QWEN_BIN", "qwen")
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
-	s := newSandbox(t, kbsFixture)
-	qwenHome(t, s)
-	dump := filepath.Join(s.root, "stop")
-	hook := filepath.Join(s.root, "stop-hook.sh")
-	writeFile(t, hook, fmt.Sprintf("#!/bin/sh\ncat >%s.$$.json\n", shQuote(dump)), 0o755)
-	settings, err := json.Marshal(map[string]any{"hooks": map[string]any{"Stop": []any{
-		map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hook, "timeout": 10}}},
-	}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(s.repo, ".qwen", "settings.json"), string(settings)+"\n", 0o644)
-	turn := 0
-	m := newChatMock(t, func(r *chatRequest) chatReply {
-		turn++
-		prompt := 1000
-		if turn == 2 {
-			prompt = 120000
-		}
-		return chatReply{Kind: "turn", PromptTokens: prompt, CompletionTokens: 5, Text: fmt.Sprintf("Reply %d from the mock.", turn)}
-	})
-	env := s.env([]string{"OPENAI_API_KEY=dummy", "OPENAI_BASE_URL=" + m.BaseURL()})
-	clientVersion(t, ctx, env, bin)
-	runQwenSession(t, ctx, bin, env, s.repo, []string{"hello", "and again"}, nil)
-	files, _ := filepath.Glob(dump + ".*.json")
-	if len(files) != 2 {
-		t.Fatalf("the Stop hook ran %d times, want 2 (once per turn)", len(files))
-	}
-	var payloads []map[string]any
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var p map[string]any
-		if err := json.Unmarshal(b, &p); err != nil {
-			t.Fatalf("%s: %v\n%s", f, err, b)
-		}
-		keys := make([]string, 0, len(p))
-		for k := range p {
-			keys = append(keys, k)
-		}
-		t.Logf("Stop payload keys: %s\ncontext_usage=%v context_limit=%v input_tokens=%v hook_event_name=%v", strings.Join(keys, ", "), p["context_usage"], p["context_limit"], p["input_tokens"], p["hook_event_name"])
-		payloads = append(payloads, p)
-	}
-	seen := map[float64]bool{}
-	for _, p := range payloads {
-		usage, ok1 := p["context_usage"].(float64)
-		limit, ok2 := p["context_limit"].(float64)
-		input, ok3 := p["input_tokens"].(float64)
-		if !ok1 || !ok2 || !ok3 || limit <= 0 {
-			t.Fatalf("a Stop payload lacks context_usage, context_limit or input_tokens: %v", p)
-		}
-		if d := usage - input/limit; d > 1e-9 || d < -1e-9 {
-			t.Errorf("context_usage %v is not input_tokens/context_limit (%v/%v)", usage, input, limit)
-		}
-		seen[input] = true
-	}
-	if !seen[120000] {
-		t.Errorf("no Stop payload carries the 120000 prompt tokens the mock reported: %v", payloads)
-	}
-}
-
 // TestQwenStopCheckpoint: the checkpoint script (templates/checkpoint.sh,
-// as setup renders it, at 70%) as Qwen Code 0.24.4's Stop hook. The mock
+// as setup renders it, at 70%) as Qwen Code 0.24.4's Stop hook, which
+// first records its payload. The payloads carry the context use:
+// context_usage (input tokens over the window), context_limit (the window)
+// and input_tokens (the last prompt's tokens, as the model reported them). The mock
 // reports 1,000 prompt tokens on the first turn and 150,000 (75% of the
 // 200,000 the payload's context_limit gives) on the later ones: after the
 // second turn the hook blocks the stop with the checkpoint as its reason,
@@ -106,7 +35,8 @@ func TestQwenStopCheckpoint(t *testing.T) {
 	qwenHome(t, s)
 	script := filepath.Join(s.repo, ".qwen", "hooks", "kanbus-checkpoint.sh")
 	writeFile(t, script, templates.RenderCheckpoint(70, 5*time.Second), 0o755)
-	command := `[ ! -x "$QWEN_PROJECT_DIR"/.qwen/hooks/kanbus-checkpoint.sh ] || exec "$QWEN_PROJECT_DIR"/.qwen/hooks/kanbus-checkpoint.sh`
+	dump := filepath.Join(s.root, "stop")
+	command := `f=` + shQuote(dump) + `.$$.json; cat >"$f"; exec "$QWEN_PROJECT_DIR"/.qwen/hooks/kanbus-checkpoint.sh <"$f"`
 	settings, err := json.Marshal(map[string]any{"hooks": map[string]any{"Stop": []any{
 		map[string]any{"hooks": []any{map[string]any{"type": "command", "command": command, "timeout": 10}}},
 	}}})
@@ -160,7 +90,48 @@ func TestQwenStopCheckpoint(t *testing.T) {
 			t.Errorf("the checkpoint request lacks the in-progress issue %s", id)
 		}
 	}
+	checkStopPayloads(t, dump, 150000)
 	if !t.Failed() {
 		t.Logf("the checkpoint reached the model in request 2, the turn's continuation after the Stop hook blocked at 75%%, once; %d requests in all, kbs once", len(reqs))
+	}
+}
+
+// checkStopPayloads checks the Stop payloads the hook recorded: one per
+// turn and continuation, each with context_usage = input_tokens /
+// context_limit, one of them with the high prompt the mock reported.
+func checkStopPayloads(t *testing.T, dump string, high float64) {
+	t.Helper()
+	files, _ := filepath.Glob(dump + ".*.json")
+	if len(files) < 3 {
+		t.Fatalf("the Stop hook ran %d times, want at least 3 (two turns and the checkpoint's continuation)", len(files))
+	}
+	seen := false
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p map[string]any
+		if err := json.Unmarshal(b, &p); err != nil {
+			t.Fatalf("%s: %v\n%s", f, err, b)
+		}
+		usage, ok1 := p["context_usage"].(float64)
+		limit, ok2 := p["context_limit"].(float64)
+		input, ok3 := p["input_tokens"].(float64)
+		if !ok1 || !ok2 || !ok3 || limit <= 0 || p["hook_event_name"] != "Stop" {
+			t.Fatalf("a Stop payload lacks context_usage, context_limit or input_tokens: %v", p)
+		}
+		if d := usage - input/limit; d > 1e-9 || d < -1e-9 {
+			t.Errorf("context_usage %v is not input_tokens/context_limit (%v/%v)", usage, input, limit)
+		}
+		keys := make([]string, 0, len(p))
+		for k := range p {
+			keys = append(keys, k)
+		}
+		t.Logf("Stop payload: context_usage=%v context_limit=%v input_tokens=%v stop_hook_active=%v; keys %s", usage, limit, input, p["stop_hook_active"], strings.Join(keys, ", "))
+		seen = seen || input == high
+	}
+	if !seen {
+		t.Errorf("no Stop payload carries the %v prompt tokens the mock reported", high)
 	}
 }

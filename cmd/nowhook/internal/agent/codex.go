@@ -203,12 +203,15 @@ type Trust struct {
 	Available func() error
 	// Record records the trust of our hook (and the project) and says what
 	// it did.
-	Record func(ctx context.Context, root string) (string, error)
+	Record func(ctx context.Context, root string) (TrustRecorded, error)
 	// Keys lists the trust keys of our entries under event in the hook
 	// file content cur (positions: compute them before an entry is removed).
 	Keys func(root string, cur []byte, event string) []string
-	// Forget removes the trust recorded for keys, or says how to.
-	Forget func(ctx context.Context, root string, keys []string) (string, error)
+	// Forget removes the trust recorded for keys, and the project's trust
+	// if Record recorded it (project, from nowhook's record; "" for none)
+	// and nothing else of the user's needs it, or says how to, or why it
+	// keeps it. forgotten reports that the project's trust is gone.
+	Forget func(ctx context.Context, root string, keys []string, project string) (msg string, forgotten bool, err error)
 	// Preflight refuses a setup that the agent's other config makes
 	// unsafe, before anything is written.
 	Preflight func(root string) error
@@ -225,23 +228,35 @@ func findCodex() error {
 	return nil
 }
 
+// TrustRecorded is what Record did: its words, and the project whose
+// trust it recorded ("" when the project was trusted already), which
+// nowhook's record keeps so that remove can forget it again.
+type TrustRecorded struct {
+	Message, Project string
+}
+
 // recordCodexTrust records, through Codex's own app-server, the trust of
 // exactly our hook and of the project.
-func recordCodexTrust(ctx context.Context, root string) (string, error) {
+func recordCodexTrust(ctx context.Context, root string) (TrustRecorded, error) {
+	msg, project, err := recordCodexTrustAt(ctx, root)
+	return TrustRecorded{Message: msg, Project: project}, err
+}
+
+func recordCodexTrustAt(ctx context.Context, root string) (msg, trusted string, err error) {
 	bin, err := codexpkg.Find(nil, CodexBinary)
 	if err != nil {
-		return "", fmt.Errorf("%w, then run nowhook setup --yes --agents codex --trust-codex", err)
+		return "", "", fmt.Errorf("%w, then run nowhook setup --yes --agents codex --trust-codex", err)
 	}
 	canonical, err := codexpkg.CanonicalRoot(root)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	hooksFile, main := CodexHooksFor(canonical)
 	project, about := canonical, ""
 	if main != "" {
-		b, _ := os.ReadFile(hooksFile)
+		b, _ := diag.ReadBounded(hooksFile)
 		if !codexHook.Present(b) {
-			return "", fmt.Errorf("%s is a git worktree of %s, and Codex loads a worktree's project hooks from the main checkout's %s, which has no hook of nowhook's: Codex runs none in this worktree, whatever its own .codex/hooks.json holds. Bring .codex/ into the main checkout (commit it here and merge it there), or set it up there: nowhook setup --yes --agents codex --trust-codex --dir %s", canonical, main, hooksFile, main)
+			return "", "", fmt.Errorf("%s is a git worktree of %s, and Codex loads a worktree's project hooks from the main checkout's %s, which has no hook of nowhook's: Codex runs none in this worktree, whatever its own .codex/hooks.json holds. Bring .codex/ into the main checkout (commit it here and merge it there), or set it up there: nowhook setup --yes --agents codex --trust-codex --dir %s", canonical, main, hooksFile, main)
 		}
 		project, about = main, "; Codex takes this worktree's project hooks and trust from its main checkout, "+main
 	}
@@ -256,11 +271,12 @@ func recordCodexTrust(ctx context.Context, root string) (string, error) {
 		},
 	})
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	var done []string
 	if res.ProjectTrusted {
 		done = append(done, "the project "+project)
+		trusted = project
 	}
 	if len(res.Recorded) > 0 {
 		done = append(done, "hook "+strings.Join(res.Recorded, ", "))
@@ -273,9 +289,9 @@ func recordCodexTrust(ctx context.Context, root string) (string, error) {
 		where = "your Codex config"
 	}
 	if len(done) == 0 {
-		return "codex: our hook and the project were already trusted in " + where + about, nil
+		return "codex: our hook and the project were already trusted in " + where + about, "", nil
 	}
-	return "codex: trusted " + strings.Join(done, " and ") + " in " + where + about, nil
+	return "codex: trusted " + strings.Join(done, " and ") + " in " + where + about, trusted, nil
 }
 
 // CodexHooksFor returns the project hooks.json that Codex loads for
@@ -326,37 +342,70 @@ func codexTrustKeys(root string, cur []byte, event string) []string {
 
 // forgetCodexTrust removes our hooks' trust through codex app-server when
 // codex is found, otherwise says which lines to delete by hand. The
-// project's own trust stays: the user may rely on it for other hooks.
-func forgetCodexTrust(ctx context.Context, root string, keys []string) (string, error) {
-	if len(keys) == 0 {
-		return "", nil
+// project's trust goes too when nowhook recorded it (project) and nothing
+// else of the user's needs it (codexpkg.ProjectNeeds); a trust the user
+// gave stays.
+func forgetCodexTrust(ctx context.Context, root string, keys []string, project string) (string, bool, error) {
+	config, recorded, projectTrusted := recordedTrust(root, keys, project)
+	gone := !projectTrusted // nothing to forget of the project, and nothing to keep
+	if gone {
+		project = ""
 	}
-	config, recorded := recordedTrust(root, keys)
-	if len(recorded) == 0 {
-		return "", nil // nothing to forget
+	if len(recorded) == 0 && project == "" {
+		return "", gone, nil
 	}
 	bin, err := codexpkg.Find(nil, CodexBinary)
 	if err != nil {
-		if errors.Is(err, codexpkg.ErrCodexNotFound) {
-			return "codex is not on PATH, so nowhook cannot forget the trust of the hook it removed; delete these lines from " + config + ":\n" + codexpkg.ForgetLines(recorded), nil
+		if !errors.Is(err, codexpkg.ErrCodexNotFound) {
+			return "", false, err
 		}
-		return "", err
+		lines := codexpkg.ForgetLines(recorded)
+		why := ""
+		if project != "" {
+			if why = codexpkg.ProjectNeeds(project, nil); why == "" {
+				lines += codexpkg.ForgetProjectLines(project)
+			}
+		}
+		msg := "codex is not on PATH, so nowhook cannot forget the trust it recorded; delete these lines from " + config + ":\n" + lines
+		if why != "" {
+			msg += "\n" + keptProject(project, why)
+		}
+		return msg, false, nil
 	}
-	keys = recorded
 	canonical, err := codexpkg.CanonicalRoot(root)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, trustTimeout)
 	defer cancel()
-	res, err := codexpkg.Forget(ctx, codexpkg.Options{Codex: bin, Dir: canonical, ClientVersion: "nowhook"}, codexpkg.ForgetRequest{Root: canonical, Keys: keys})
+	res, err := codexpkg.Forget(ctx, codexpkg.Options{Codex: bin, Dir: canonical, ClientVersion: "nowhook"}, codexpkg.ForgetRequest{Root: canonical, Keys: recorded, Project: project})
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	if len(res.Removed) == 0 {
-		return "", nil
+	var done []string
+	if len(res.Removed) > 0 {
+		done = append(done, "hook "+strings.Join(res.Removed, ", "))
 	}
-	return "codex: forgot the trust of hook " + strings.Join(res.Removed, ", ") + " (the project's own trust stays)", nil
+	if res.ProjectForgotten {
+		done = append(done, "the project "+project+" (nowhook setup --trust-codex had recorded it)")
+	}
+	var msg []string
+	if len(done) > 0 {
+		tail := ""
+		if project == "" && res.ProjectTrusted {
+			tail = " (the project's own trust stays: nowhook did not record it)"
+		}
+		msg = append(msg, "codex: forgot the trust of "+strings.Join(done, " and ")+tail)
+	}
+	if res.ProjectKept != "" {
+		msg = append(msg, keptProject(project, res.ProjectKept))
+	}
+	return strings.Join(msg, "\n"), gone || res.ProjectForgotten, nil
+}
+
+// keptProject says why the project trust nowhook recorded stays.
+func keptProject(project, why string) string {
+	return "codex: kept the trust of the project " + project + " that nowhook setup --trust-codex recorded, because " + why + "; to drop it anyway, delete [projects." + codexpkg.TOMLKey(project) + "] from your Codex config.toml"
 }
 
 const codexDrops = "Codex drops this whole hooks.json with only a warning, so none of its hooks run"
@@ -450,17 +499,17 @@ func checkCodexConfig(root string) error {
 	return nil
 }
 
-// recordedTrust returns the user's Codex config and which of keys it
-// records trust for.
-func recordedTrust(root string, keys []string) (string, []string) {
+// recordedTrust returns the user's Codex config, which of keys it records
+// trust for, and whether it trusts the project ("" for none asked).
+func recordedTrust(root string, keys []string, project string) (string, []string, bool) {
 	user := codexpkg.ReadConfig(nil, root).User
 	var broken *codexpkg.TOMLError
 	if !user.Exists || user.Err != nil && !errors.As(user.Err, &broken) {
-		return user.Path, nil // absent, or not readable at all
+		return user.Path, nil, false // absent, or not readable at all
 	}
 	state, ok := user.Table("hooks", "state")
 	if broken != nil || !ok {
-		return user.Path, keys // unreadable here: say what to look for
+		return user.Path, keys, project != "" // unreadable here: say what to look for
 	}
 	var recorded []string
 	for _, k := range keys {
@@ -468,7 +517,13 @@ func recordedTrust(root string, keys []string) (string, []string) {
 			recorded = append(recorded, k)
 		}
 	}
-	return user.Path, recorded
+	trusted := false
+	if project != "" {
+		if p, _ := user.Table("projects", project); p["trust_level"] == "trusted" {
+			trusted = true
+		}
+	}
+	return user.Path, recorded, trusted
 }
 
 // Doctor's checks of Codex CLI alone (docs/platforms.md#codex-cli): its
@@ -905,7 +960,7 @@ const codexDefaultDocMax = 32 << 10
 var codexDocCapCheck = Check{Name: "agents-md-cap",
 	Run: func(v View) []diag.Finding {
 		read := func(rel string) ([]byte, bool) {
-			b, err := os.ReadFile(filepath.Join(v.Root(), filepath.FromSlash(rel)))
+			b, err := diag.ReadBounded(filepath.Join(v.Root(), filepath.FromSlash(rel)))
 			return b, err == nil
 		}
 		return codexDocCap(Judged{Root: v.Root(), Env: v.Env(), Read: read, Before: read, Show: v.Show})

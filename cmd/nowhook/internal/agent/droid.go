@@ -2,7 +2,6 @@ package agent
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
@@ -113,7 +112,7 @@ var droidHooksJSONCheck = Check{Name: "hooks-json", Run: func(v View) []diag.Fin
 	if v.Mode() != Reinject {
 		return nil
 	}
-	b, err := os.ReadFile(filepath.Join(v.Root(), filepath.FromSlash(droidHooksJSON)))
+	b, err := diag.ReadBounded(filepath.Join(v.Root(), filepath.FromSlash(droidHooksJSON)))
 	if err != nil {
 		return nil
 	}

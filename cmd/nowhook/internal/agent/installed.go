@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
 )
 
@@ -40,7 +41,7 @@ type Installed struct {
 func (a *Agent) InstalledIn(root string, inUse bool) Installed {
 	in := Installed{Present: map[Artifact]bool{}}
 	read := func(rel string) ([]byte, bool) {
-		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		b, err := diag.ReadBounded(filepath.Join(root, filepath.FromSlash(rel)))
 		return b, err == nil
 	}
 	for _, art := range a.Owned() {
@@ -140,7 +141,7 @@ func (a *Agent) UserInstalled(getenv func(string) string, home string) (string, 
 		return "", false
 	}
 	h := a.UserHook(dir)
-	b, err := os.ReadFile(h.File.Path)
+	b, err := diag.ReadBounded(h.File.Path)
 	if err != nil || !h.Present(b) {
 		return h.File.Path, false
 	}

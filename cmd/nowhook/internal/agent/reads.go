@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
 	"github.com/nowhook/nowhook/templates"
 )
@@ -301,7 +302,7 @@ func DirFiles(root string) Files { return dirFiles(root) }
 type dirFiles string
 
 func (d dirFiles) Read(path string) ([]byte, bool) {
-	b, err := os.ReadFile(filepath.Join(string(d), filepath.FromSlash(path)))
+	b, err := diag.ReadBounded(filepath.Join(string(d), filepath.FromSlash(path)))
 	return b, err == nil
 }
 

@@ -111,9 +111,13 @@ func readBounded(path string) ([]byte, error) { return osutil.ReadBounded(path, 
 // line and column where the parser gives them. "" when nothing is wrong.
 func (f *ConfigFile) Problem(shown string) string {
 	var te *TOMLError
+	var tl *osutil.TooLargeError
+	var nr *osutil.NotRegularError
 	switch {
 	case f.Err == nil:
 		return ""
+	case errors.As(f.Err, &tl) || errors.As(f.Err, &nr):
+		return fmt.Sprintf("%s %v", shown, f.Err) // too large, or a named pipe: not unreadable
 	case !errors.As(f.Err, &te):
 		return fmt.Sprintf("%s cannot be read: %v", shown, f.Err)
 	case te.Line > 0:

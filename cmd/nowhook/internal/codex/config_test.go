@@ -84,12 +84,12 @@ func TestReadConfig(t *testing.T) {
 	if err := os.Mkdir(projectPath, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if p := ReadConfig(env, root).Project.Problem("p"); !strings.HasPrefix(p, "p cannot be read: ") {
+	if p := ReadConfig(env, root).Project.Problem("p"); p != "p is a directory, not a regular file" {
 		t.Errorf("a directory: %q", p)
 	}
 
 	write(userPath, strings.Repeat("#\n", maxConfig/2+1))
-	if p := ReadConfig(env, root).User.Problem("u"); p != "u cannot be read: is larger than 8 MiB" {
+	if p := ReadConfig(env, root).User.Problem("u"); p != "u is 8388610 bytes, larger than the 8 MiB nowhook reads of a file" {
 		t.Errorf("too large: %q", p)
 	}
 

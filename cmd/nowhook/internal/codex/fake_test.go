@@ -317,6 +317,10 @@ func fakeAppServer(mode, statePath string) int {
 					if segs[1] == st.Root {
 						st.ProjectTrusted = true
 					}
+				case len(segs) == 2 && segs[0] == "projects" && e.Value == nil:
+					if segs[1] == st.Root && mode != "lie" {
+						st.ProjectTrusted = false // the whole [projects."<root>"] table
+					}
 				case len(segs) == 4 && segs[0] == "hooks" && segs[1] == "state" && segs[3] == "trusted_hash" && val != "":
 					if mode != "lie" {
 						st.Trusted[segs[2]] = val

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -19,6 +22,12 @@ type ForgetRequest struct {
 	// hooks.json before removing our group: the key is the group's position,
 	// which is gone afterwards.
 	Keys []string
+	// Project is the path whose [projects."<path>"] trust_level nowhook's
+	// own --trust-codex recorded ("" when it recorded none: the user's
+	// trust is never touched). Forget removes that trust too, unless
+	// something else of the user's in the project needs it (ProjectNeeds),
+	// and then says what.
+	Project string
 }
 
 // ForgetResult says what Forget did.
@@ -31,9 +40,14 @@ type ForgetResult struct {
 	// config (nothing to remove).
 	Absent []string
 	// ProjectTrusted reports that the user config holds
-	// [projects."<root>"] trust_level = "trusted". Forget never removes it:
-	// the user may rely on it for other project config.
+	// [projects."<root>"] trust_level = "trusted" afterwards. Forget
+	// removes it only where nowhook recorded it (ForgetRequest.Project)
+	// and nothing else needs it.
 	ProjectTrusted bool
+	// ProjectForgotten: this call removed the project trust nowhook had
+	// recorded; ProjectKept says why it kept it ("" otherwise).
+	ProjectForgotten bool
+	ProjectKept      string
 	// After is the listing after the write (or the only listing, when
 	// nothing was written).
 	After *Listing
@@ -60,7 +74,7 @@ func HookStateKeyPath(key string) string {
 // When codex is not found the error wraps ErrCodexNotFound; print
 // ForgetLines(req.Keys) for the user then.
 func Forget(ctx context.Context, opts Options, req ForgetRequest) (*ForgetResult, error) {
-	keys, err := uniqueKeys(req.Keys)
+	keys, err := uniqueKeys(req.Keys, req.Project != "")
 	if err != nil {
 		return nil, err
 	}
@@ -90,12 +104,30 @@ func Forget(ctx context.Context, opts Options, req ForgetRequest) (*ForgetResult
 		present = append(present, k)
 		edits = append(edits, Edit{KeyPath: HookStateKeyPath(k), Value: nil, MergeStrategy: "replace"})
 	}
+	project := ""
+	if req.Project != "" && user.projectTrusted(req.Project) {
+		var others []string
+		for k := range state {
+			if !slices.Contains(keys, k) {
+				others = append(others, k)
+			}
+		}
+		for _, h := range before.Hooks {
+			if !slices.Contains(keys, h.Key) && h.Source == "project" {
+				others = append(others, h.Key)
+			}
+		}
+		if res.ProjectKept = ProjectNeeds(req.Project, others); res.ProjectKept == "" {
+			project = req.Project
+			edits = append(edits, Edit{KeyPath: user.projectKeyPath(project), Value: nil, MergeStrategy: "replace"})
+		}
+	}
 	if len(edits) == 0 {
 		return res, nil
 	}
 	w, err := c.BatchWrite(ctx, edits, user.Version)
 	if err != nil {
-		return res, fmt.Errorf("removing hook trust from %s: %w", user.File, err)
+		return res, fmt.Errorf("removing trust from %s: %w", user.File, err)
 	}
 	res.ConfigFile, res.Removed = w.FilePath, present
 
@@ -109,7 +141,14 @@ func Forget(ctx context.Context, opts Options, req ForgetRequest) (*ForgetResult
 			return res, fmt.Errorf("codex still has [hooks.state.%s] in %s after removing it", TOMLKey(k), w.FilePath)
 		}
 	}
-	want := user.without(res.Removed)
+	if project != "" {
+		if now.projectTrusted(project) {
+			return res, fmt.Errorf("codex still trusts the project %s in %s after removing its trust", project, w.FilePath)
+		}
+		res.ProjectForgotten = true
+		res.ProjectTrusted = now.projectTrusted(root)
+	}
+	want := user.without(res.Removed, project)
 	if got := pruneHookState(now.Config); !reflect.DeepEqual(got, want) {
 		return res, fmt.Errorf("codex changed more than the forgotten hook trust in %s (config/read reports other settings changed too): check the file by hand", w.FilePath)
 	}
@@ -126,7 +165,25 @@ func Forget(ctx context.Context, opts Options, req ForgetRequest) (*ForgetResult
 	return res, othersUnchanged(before, res.After, forgotten)
 }
 
-func uniqueKeys(in []string) ([]string, error) {
+// ProjectNeeds says what else of the user's in the project at path needs
+// Codex to trust it, "" for nothing: its .codex/config.toml (Codex loads a
+// project's config only when it trusts the project), or other hooks of the
+// project, listed or trusted (others: their keys, those of hooks.json
+// under the project's path count).
+func ProjectNeeds(path string, others []string) string {
+	if _, err := os.Lstat(filepath.Join(path, ".codex", "config.toml")); err == nil {
+		return filepath.Join(path, ".codex", "config.toml") + " needs it: Codex loads a project's config.toml only while it trusts the project"
+	}
+	prefix := path + string(filepath.Separator)
+	for _, k := range others {
+		if strings.HasPrefix(k, prefix) {
+			return "the project's other hook " + k + " needs it: Codex runs a project's hooks only while it trusts the project"
+		}
+	}
+	return ""
+}
+
+func uniqueKeys(in []string, none bool) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for _, k := range in {
@@ -138,7 +195,7 @@ func uniqueKeys(in []string) ([]string, error) {
 			out = append(out, k)
 		}
 	}
-	if len(out) == 0 {
+	if len(out) == 0 && !none {
 		return nil, errors.New("codex.Forget: no hook keys to forget")
 	}
 	return out, nil
@@ -196,9 +253,21 @@ func (u *userLayer) projectTrusted(root string) bool {
 	return p["trust_level"] == "trusted"
 }
 
+// projectKeyPath is what removing the project's trust takes away: its
+// whole [projects."<path>"] table when trust_level is all it holds (an
+// empty header would stay otherwise), else the trust_level alone.
+func (u *userLayer) projectKeyPath(path string) string {
+	projects, _ := u.Config["projects"].(map[string]any)
+	if p, _ := projects[path].(map[string]any); len(p) == 1 {
+		return "projects." + keyPathQuote(path)
+	}
+	return ProjectTrustKeyPath(path)
+}
+
 // without returns a copy of the config without the given [hooks.state]
-// entries, pruned like pruneHookState.
-func (u *userLayer) without(keys []string) map[string]any {
+// entries and, unless project is "", the project's trust (as
+// projectKeyPath takes it away), pruned like pruneHookState.
+func (u *userLayer) without(keys []string, project string) map[string]any {
 	b, _ := json.Marshal(u.Config)
 	var cp map[string]any
 	_ = json.Unmarshal(b, &cp)
@@ -207,6 +276,17 @@ func (u *userLayer) without(keys []string) map[string]any {
 			for _, k := range keys {
 				delete(state, k)
 			}
+		}
+	}
+	if projects, ok := cp["projects"].(map[string]any); ok && project != "" {
+		if p, ok := projects[project].(map[string]any); ok {
+			delete(p, "trust_level")
+			if len(p) == 0 {
+				delete(projects, project)
+			}
+		}
+		if len(projects) == 0 {
+			delete(cp, "projects")
 		}
 	}
 	return pruneHookState(cp)
@@ -305,4 +385,11 @@ func TOMLKey(s string) string {
 // would arrive as "t" or "u0009"); control characters go through raw.
 func keyPathQuote(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+// ForgetProjectLines returns the lines a user deletes from the user
+// config.toml by hand to forget the trust of the project at path, as
+// Codex writes them.
+func ForgetProjectLines(path string) string {
+	return "\n[projects." + TOMLKey(path) + "]\ntrust_level = \"trusted\"\n"
 }

@@ -3,6 +3,7 @@ package codex
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -196,4 +197,81 @@ func TestKeyPathQuoteIsWhatCodexParses(t *testing.T) {
 	if segs, _ := parseKeyPath(`hooks.state."a\u0009b"`); len(segs) != 3 || segs[2] != "au0009b" {
 		t.Errorf(`parseKeyPath("a\u0009b") = %q, want codex's reading "au0009b"`, segs)
 	}
+}
+
+// TestForgetProjectTrustNowhookRecorded: the project trust that nowhook's
+// --trust-codex recorded goes with our hook's trust, in one write, when
+// nothing else of the user's needs it; it stays, with the reason, when the
+// project has a hook of the team's own or a .codex/config.toml; and a
+// project trust nowhook did not record (no Project) is never touched.
+func TestForgetProjectTrustNowhookRecorded(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	only := func(t *testing.T) (fakeState, fakeHook) {
+		st, ours := forgetRepo(t)
+		st.Hooks = slicesDelete(st.Hooks, func(h fakeHook) bool { return h.Command == "echo foreign" })
+		return st, ours
+	}
+
+	st, ours := only(t)
+	opts, statePath := fake(t, "", st)
+	res, err := Forget(ctx, opts, ForgetRequest{Root: st.Root, Keys: []string{ours.Key}, Project: st.Root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := readState(t, statePath)
+	if after.ProjectTrusted || !res.ProjectForgotten || res.ProjectKept != "" {
+		t.Errorf("nothing else needs it: project trusted after %v, forgotten %v, kept %q; want it gone", after.ProjectTrusted, res.ProjectForgotten, res.ProjectKept)
+	}
+	if len(after.Writes) != 1 || len(after.Writes[0].Edits) != 2 || after.Writes[0].Edits[1].KeyPath != `projects."`+st.Root+`"` {
+		t.Errorf("writes %+v, want one with our hook's entry and the whole [projects] table", after.Writes)
+	}
+	if after.Trusted["/home/u/.codex/hooks.json:stop:0:0"] != "sha256:0u" {
+		t.Errorf("the user's own hook trust changed: %v", after.Trusted)
+	}
+
+	st, ours = forgetRepo(t) // with the team's own project hook
+	opts, statePath = fake(t, "", st)
+	res, err = Forget(ctx, opts, ForgetRequest{Root: st.Root, Keys: []string{ours.Key}, Project: st.Root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !readState(t, statePath).ProjectTrusted || res.ProjectForgotten || !strings.Contains(res.ProjectKept, "other hook "+filepath.Join(st.Root, ".codex", "hooks.json")+":session_start:0:0") {
+		t.Errorf("a team hook needs the trust: forgotten %v, kept %q", res.ProjectForgotten, res.ProjectKept)
+	}
+
+	st, ours = only(t)
+	if err := os.MkdirAll(filepath.Join(st.Root, ".codex"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(st.Root, ".codex", "config.toml"), []byte("model = \"x\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts, statePath = fake(t, "", st)
+	res, err = Forget(ctx, opts, ForgetRequest{Root: st.Root, Keys: []string{ours.Key}, Project: st.Root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !readState(t, statePath).ProjectTrusted || !strings.Contains(res.ProjectKept, "config.toml") {
+		t.Errorf("the project's config.toml needs the trust: kept %q", res.ProjectKept)
+	}
+
+	st, ours = only(t)
+	opts, statePath = fake(t, "", st)
+	if _, err := Forget(ctx, opts, ForgetRequest{Root: st.Root, Keys: []string{ours.Key}}); err != nil {
+		t.Fatal(err)
+	}
+	if !readState(t, statePath).ProjectTrusted {
+		t.Errorf("a project trust nowhook did not record was removed")
+	}
+}
+
+func slicesDelete(hs []fakeHook, del func(fakeHook) bool) []fakeHook {
+	var out []fakeHook
+	for _, h := range hs {
+		if !del(h) {
+			out = append(out, h)
+		}
+	}
+	return out
 }

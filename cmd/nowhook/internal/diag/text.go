@@ -2,6 +2,8 @@ package diag
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -72,4 +74,22 @@ func ClientVersion(out []byte) string {
 		return string(m[1])
 	}
 	return ""
+}
+
+// ReadProblem says, for a row, why the file shown as show could not be
+// read (err, from ReadBounded), and the fix: a file too large to check
+// is not an unreadable one, and a special file is neither. agent is the
+// agent that loads hooks from it ("Claude Code").
+func ReadProblem(show string, err error, agent string) (msg, fix string) {
+	var tl *osutil.TooLargeError
+	var nr *osutil.NotRegularError
+	switch {
+	case errors.As(err, &tl):
+		return fmt.Sprintf("%s %v, so nowhook checks nothing in it (and setup edits nothing in it)", show, err),
+			"shrink " + show + " below " + osutil.Bytes(tl.Limit) + " (an agent's settings file is a few KiB)"
+	case errors.As(err, &nr):
+		return fmt.Sprintf("%s %v, so nowhook does not read it (a named pipe would block the read) and setup edits nothing in it", show, err),
+			"replace " + show + " with a regular file"
+	}
+	return fmt.Sprintf("%s cannot be read (%v), so %s loads no hooks from it", show, err, agent), "make " + show + " a readable file"
 }

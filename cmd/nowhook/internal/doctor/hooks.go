@@ -31,8 +31,7 @@ var hookFilesCheck = checkFunc{"hooks-file", func(d *doctor, a *agent) []Finding
 		switch {
 		case f.ReadErr != nil:
 			fd.Severity = Error
-			fd.Message = fmt.Sprintf("%s cannot be read (%v), so %s loads no hooks from it", f.Show, f.ReadErr, a.p.Title)
-			fd.Fix = "make " + f.Show + " a readable file"
+			fd.Message, fd.Fix = diag.ReadProblem(f.Show, f.ReadErr, a.p.Title)
 		case f.Refused != nil:
 			fd.Severity = Error
 			fd.Message, fd.Fix = diag.FileErrorText(f.Refused)

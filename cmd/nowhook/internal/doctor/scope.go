@@ -122,8 +122,8 @@ func (d *doctor) userChecks(ctx context.Context, a *agent) []check {
 	var problem *generate.FileError
 	switch {
 	case f.ReadErr != nil:
-		return []check{done(name+".hooks-file", Finding{Severity: Error, Path: file,
-			Message: fmt.Sprintf("%s cannot be read (%v), so %s loads no hooks from it", file, f.ReadErr, p.Title), Fix: "make " + file + " a readable file"})}
+		msg, fix := diag.ReadProblem(file, f.ReadErr, p.Title)
+		return []check{done(name+".hooks-file", Finding{Severity: Error, Path: file, Message: msg, Fix: fix})}
 	case f.ParseErr != nil:
 		problem = f.ParseErr
 	case p.Scope.User.Guard != nil:

@@ -98,10 +98,10 @@ func TestDifferenceLines(t *testing.T) {
 	}
 	settings := readFile(t, filepath.Join(root, ".claude/settings.json"))
 	entry := lineWith(t, settings, `"matcher": "compact"`)
-	writeFile(t, filepath.Join(root, ".claude/settings.json"), strings.Replace(settings, `"matcher": "compact"`, `"matcher": "resume"`, 1), 0o644)
+	mkfile(t, filepath.Join(root, ".claude/settings.json"), strings.Replace(settings, `"matcher": "compact"`, `"matcher": "resume"`, 1), 0o644)
 	md := readFile(t, filepath.Join(root, "AGENTS.md"))
 	begin := lineWith(t, md, "nowhook:begin kbs-now")
-	writeFile(t, filepath.Join(root, "AGENTS.md"), strings.Replace(md, "kbs now", "kbs  now", 1), 0o644)
+	mkfile(t, filepath.Join(root, "AGENTS.md"), strings.Replace(md, "kbs now", "kbs  now", 1), 0o644)
 	// A longer budget changes every entry's timeout: each is placed in
 	// the file as it is, below the changes above it.
 	got = lines(t, reconcileOK(t, Request{Root: root, Targets: []Target{{Agent: claude, Mode: agent.Reinject, Checkpoint: true}},

@@ -16,7 +16,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 )
 
@@ -26,6 +29,9 @@ type Target struct {
 	Agent      *agent.Agent
 	Mode       agent.Mode
 	Checkpoint bool
+	// Folder is, at the user scope, the agent's own folder that the
+	// target's artifacts lie in (~/.claude): the one folder it may write.
+	Folder string
 }
 
 // Request is one reconcile.
@@ -42,6 +48,12 @@ type Request struct {
 	// User: the user scope (setup --scope user), whose record of what
 	// nowhook created lives outside any repository.
 	User bool
+	// Outside: --follow-outside-links. A file or folder that a link in
+	// the repository (at the user scope, in the agent's folder) leads out
+	// of it to is written there, its old bytes kept for remove; without
+	// it, such a write is refused (guard.go). The user's own agent
+	// folders stay refused to a project install either way.
+	Outside bool
 }
 
 // Plan is a reconcile planned and checked; nothing is written before
@@ -54,6 +66,12 @@ type Plan struct {
 	rec    *record
 	agents []*agentPlan
 	s      *session
+	g      *guard
+	// restored are the files remove gives their recorded bytes back
+	// (restore.go).
+	restored map[string]bool
+	// prior is the record as it was read, before planning changed it.
+	prior *record
 }
 
 // Reconcile plans the request and checks that the plan can be written
@@ -63,19 +81,26 @@ func Reconcile(req Request) (*Plan, error) {
 	if !req.User {
 		rec = loadRecord(req.Root)
 	}
+	prior := rec.clone() // as read: planning drops what removals will take away
 	s := &session{Request: req, rec: rec, others: inUse(req.Root, rec, req.Targets, req.Found), modes: setUpModes(req.Root, rec, req.Found)}
 	p := newPlan(req.Root)
+	g := newGuard(req, rec)
 	agents, err := s.reconcile(p)
+	var restored map[string]bool
 	if err == nil {
 		err = s.vet(p, agents)
 	}
 	if err == nil {
-		err = p.check()
+		restored = restore(p, rec)
+		err = p.check(g)
+	}
+	if err == nil && req.Outside && rec.path == "" {
+		err = outsideWithoutRecord(p, g)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Root: req.Root, user: req.User, p: p, rec: rec, agents: agents, s: s}, nil
+	return &Plan{Root: req.Root, user: req.User, p: p, rec: rec, prior: prior, agents: agents, s: s, g: g, restored: restored}, nil
 }
 
 // Changed reports whether writing the plan changes anything.
@@ -135,20 +160,85 @@ func (pl *Plan) WriteNotes(w io.Writer) {
 	}
 }
 
-// Write makes the plan's changes, undoing them all if one fails, and
-// records what it created (at the user scope, a record that lists only
-// files that existed before is dropped).
+// Write makes the plan's changes, undoing them all if one fails (a
+// *WriteError then says, file by file, what was undone), and records what
+// it created (at the user scope, a record that lists only files that
+// existed before is dropped). Before the first write it keeps, beside the
+// record, the old bytes of each file it writes outside the repository
+// with --follow-outside-links. An error of the record alone comes after
+// the files were written: a *RecordError.
 func (pl *Plan) Write() error {
-	if err := pl.p.write(); err != nil {
+	if err := pl.keepOutside(); err != nil {
+		return fmt.Errorf("keeping the old bytes of the files outside the repository for nowhook remove: %w; nothing was written", err)
+	}
+	rescue := filepath.Dir(pl.rec.path)
+	if pl.rec.path == "" {
+		rescue = stateDir()
+	}
+	// Written ahead: a run killed while it writes leaves a record that
+	// names the files and folders it was creating, so that the next run
+	// and remove know them for nowhook's. Failing to save it here is said
+	// by the save after the write.
+	ahead := pl.prior.clone()
+	ahead.path = pl.rec.path
+	ahead.intend(pl.p)
+	for line := range pl.rec.lines {
+		if strings.HasPrefix(line, "o ") {
+			ahead.lines[line] = true // keepOutside's, whose old bytes are saved already
+		}
+	}
+	_ = ahead.save()
+	if err := pl.p.write(pl.g, rescue); err != nil {
+		ahead.lines, ahead.blank = pl.prior.lines, pl.prior.blank
+		_ = ahead.save()
 		return err
 	}
-	pl.rec.update(pl.p, pl.p.madeDirs)
+	for _, d := range pl.p.madeDirs {
+		if _, ok := pl.g.inside(d); !ok && len(pl.g.areas) > 0 {
+			pl.rec.lines["o "+pl.rec.key(d)] = true
+		}
+	}
+	pl.rec.update(pl.p, pl.p.madeDirs, pl.restored)
 	if pl.user {
+		for _, ap := range pl.agents {
+			if ap.t.Folder != "" {
+				pl.rec.userFolder(ap.t.Agent.Name, ap.t.Folder, ap.t.Mode != "")
+			}
+		}
 		pl.rec.forgetKept()
 	} else {
 		pl.s.recordAgents(pl.rec)
 	}
-	pl.rec.save()
+	if err := pl.rec.save(); err != nil {
+		return &RecordError{Err: err}
+	}
+	return nil
+}
+
+// RecordError is a write whose files were all written but whose record
+// could not be saved.
+type RecordError struct{ Err error }
+
+func (e *RecordError) Error() string { return e.Err.Error() }
+func (e *RecordError) Unwrap() error { return e.Err }
+
+// keepOutside keeps the old bytes of every file the plan writes or
+// deletes outside its area (allowed by --follow-outside-links), once.
+func (pl *Plan) keepOutside() error {
+	if !pl.s.Outside {
+		return nil
+	}
+	for _, c := range pl.p.changes {
+		if !c.changed() {
+			continue
+		}
+		if _, ok := pl.g.inside(c.target); ok || len(pl.g.areas) == 0 {
+			continue
+		}
+		if err := pl.rec.keepOriginal(c.target, c.old, c.oldMode, c.existed); err != nil {
+			return fmt.Errorf("%s: %w", c.rel, err)
+		}
+	}
 	return nil
 }
 
@@ -167,7 +257,47 @@ func (pl *Plan) WriteSummary(w io.Writer, acting bool, how func(Target) string, 
 }
 
 // ForgetTrust forgets the trust of the hook entries the plan removed
-// (Codex's), printing what it did.
+// (Codex's), and the project's trust where nowhook's record says setup
+// --trust-codex recorded it and the agent keeps no hook that needs it,
+// printing what it did (or why it kept the project's trust).
 func (pl *Plan) ForgetTrust(ctx context.Context, w io.Writer) error {
-	return forgetTrust(ctx, pl.Root, pl.agents, w)
+	for _, ap := range pl.agents {
+		tr := ap.t.Agent.Trust
+		if tr == nil {
+			continue
+		}
+		project := pl.rec.trustedProject(ap.t.Agent.Name)
+		if ap.desire.Trust {
+			project = "" // still set up with its hook: the project's trust stays
+		}
+		if len(ap.trustKeys) == 0 && project == "" {
+			continue
+		}
+		msg, forgotten, err := tr.Forget(ctx, pl.Root, ap.trustKeys, project)
+		if err != nil {
+			return fmt.Errorf("%s: forgetting the trust of the removed hook: %w", ap.t.Agent.Name, err)
+		}
+		if msg != "" {
+			fmt.Fprintln(w, osutil.TildeHome(msg))
+		}
+		if project != "" && forgotten {
+			pl.rec.rememberTrust(ap.t.Agent.Name, project, false)
+			if err := pl.rec.save(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// RememberTrust records in the repository's record that agentName's
+// trust step (setup --trust-codex) recorded the trust of project, so that
+// remove forgets it again when nothing else needs it.
+func RememberTrust(root, agentName, project string) error {
+	if project == "" {
+		return nil
+	}
+	rec := loadRecord(root)
+	rec.rememberTrust(agentName, project, true)
+	return rec.save()
 }

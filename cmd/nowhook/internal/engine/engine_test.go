@@ -25,7 +25,7 @@ func repo(t *testing.T, files map[string]string) string {
 		t.Fatal(err)
 	}
 	for rel, content := range files {
-		writeFile(t, filepath.Join(root, filepath.FromSlash(rel)), content, 0o644)
+		mkfile(t, filepath.Join(root, filepath.FromSlash(rel)), content, 0o644)
 	}
 	return root
 }

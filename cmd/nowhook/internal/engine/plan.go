@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 )
 
@@ -129,11 +130,11 @@ func (p *plan) file(rel string) (*change, error) {
 	case err == nil && info.IsDir():
 		return nil, fmt.Errorf("%s: is a directory, where nowhook expects a file; move it away, then run nowhook again", rel)
 	case err == nil && !info.Mode().IsRegular():
-		return nil, fmt.Errorf("%s: is not a regular file; replace it with a file, then run nowhook again", rel)
+		return nil, fmt.Errorf("%s: is %s, not a regular file, so nowhook neither reads nor writes it; replace it with a file, then run nowhook again", rel, osutil.KindOf(info.Mode()))
 	case err == nil:
-		b, err := os.ReadFile(target)
+		b, err := readPlanned(target)
 		if err != nil {
-			return nil, fmt.Errorf("%s: cannot be read: %w; fix its permissions, then run nowhook again", rel, err)
+			return nil, readError(rel, err)
 		}
 		c.old, c.existed, c.mode, c.oldMode = b, true, info.Mode().Perm(), info.Mode().Perm()
 	case errors.Is(err, fs.ErrNotExist):

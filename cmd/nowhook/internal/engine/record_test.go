@@ -82,3 +82,64 @@ func TestRecordOneKindOfPath(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordAnyByte: a path holding a newline, a leading or trailing
+// space, a quote, a '#', a tab or bytes that are not UTF-8 reads back as it
+// was written, in every kind of line; a line it cannot read is skipped,
+// never taken for another path.
+func TestRecordAnyByte(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(base, "re\npo")
+	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := loadRecord(root)
+	odd := []string{"a\nb", " lead", "trail ", `"quoted"`, "x#y", "tab\tz", "bad\xffutf8", "plain"}
+	for _, name := range odd {
+		p := filepath.Join(root, name)
+		r.lines["f "+p] = true
+		r.lines["c "+p+"#hooks.SessionStart"] = true
+		r.lines["o "+p] = true
+	}
+	r.keepBlank(filepath.Join(root, "blank\n.json"), []byte("\n \t\n"))
+	r.userFolder("claude", filepath.Join(root, "cfg\ndir"), true)
+	r.rememberTrust("codex", root, true)
+	if err := r.save(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(r.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n"); n != 1+3*len(odd)+3 {
+		t.Errorf("the record has %d lines, want %d: a path broke a line\n%s", n, 1+3*len(odd)+3, b)
+	}
+	back := loadRecord(root)
+	for l := range r.lines {
+		if !back.lines[l] {
+			t.Errorf("line %q did not read back", l)
+		}
+	}
+	if len(back.lines) != len(r.lines) {
+		t.Errorf("read back %d lines, wrote %d", len(back.lines), len(r.lines))
+	}
+	if blank, ok := back.wasBlank(filepath.Join(root, "blank\n.json")); !ok || blank != "\n \t\n" {
+		t.Errorf("the blank file's white space read back as %q, %v", blank, ok)
+	}
+	if got := back.userFolders("claude"); len(got) != 1 || got[0] != filepath.Join(root, "cfg\ndir") {
+		t.Errorf("user folders %q", got)
+	}
+	if got := back.trustedProject("codex"); got != root {
+		t.Errorf("trusted project %q, want %q", got, root)
+	}
+	// A broken line is skipped, and the rest is read.
+	if err := os.WriteFile(r.path, append([]byte("f \"unterminated\nk /x/y\n"), b...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if again := loadRecord(root); len(again.lines) != len(r.lines)+1 || !again.lines["k /x/y"] {
+		t.Errorf("a broken line changed what else was read: %d lines", len(again.lines))
+	}
+}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -58,22 +57,4 @@ func printSummary(w io.Writer, plans []*agentPlan, how func(t Target) string, be
 			}
 		}
 	}
-}
-
-// forgetTrust forgets the trust of the hook entries the reconcile removed.
-func forgetTrust(ctx context.Context, root string, plans []*agentPlan, w io.Writer) error {
-	for _, ap := range plans {
-		tr := ap.t.Agent.Trust
-		if tr == nil || len(ap.trustKeys) == 0 {
-			continue
-		}
-		msg, err := tr.Forget(ctx, root, ap.trustKeys)
-		if err != nil {
-			return fmt.Errorf("%s: forgetting the trust of the removed hook: %w", ap.t.Agent.Name, err)
-		}
-		if msg != "" {
-			fmt.Fprintln(w, msg)
-		}
-	}
-	return nil
 }

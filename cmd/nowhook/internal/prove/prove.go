@@ -132,7 +132,7 @@ func (o Options) setUp(a *agentpkg.Agent) bool {
 			return false
 		}
 		h := a.UserHook(dir)
-		b, err := os.ReadFile(h.File.Path)
+		b, err := diag.ReadBounded(h.File.Path)
 		return err == nil && h.Present(b)
 	}
 	return a.InstalledIn(o.Root, true).Mode == agentpkg.Reinject
