@@ -240,23 +240,19 @@ func (o options) fromSources(project, cwd string, sp sourcePayload, deadline tim
 	if start == "" {
 		start = o.wd
 	}
-	var (
-		words    userWords
-		wordsErr = errNoWords
-		read     = make(chan struct{})
-	)
+	// The words are read meanwhile, and handed over on a channel: a read
+	// still running at the deadline is left to itself.
+	read := make(chan wordsResult, 1)
 	if set.has(srcRules) {
 		go func() {
-			defer close(read)
 			defer func() {
 				if r := recover(); r != nil {
-					wordsErr = fmt.Errorf("internal error: %v", r)
+					read <- wordsResult{err: fmt.Errorf("internal error: %v", r)}
 				}
 			}()
-			words, wordsErr = readUserWords(sp)
+			w, err := readUserWords(sp)
+			read <- wordsResult{w, err}
 		}()
-	} else {
-		close(read)
 	}
 	var (
 		facts  gitFacts
@@ -277,21 +273,20 @@ func (o options) fromSources(project, cwd string, sp sourcePayload, deadline tim
 	if set.has(srcSamemind) {
 		handof = readHandoff(start, deadline, o.stop, o.log)
 	}
-	timer := time.NewTimer(time.Until(deadline))
-	defer timer.Stop()
-	select {
-	case <-read:
-		if wordsErr != nil && set.has(srcRules) {
-			o.log.printf("rules: %v", wordsErr)
-		} else if set.has(srcRules) {
+	var words userWords
+	if set.has(srcRules) {
+		r, ok, stopped := o.awaitWords(read, deadline)
+		switch {
+		case stopped:
+			return nil
+		case !ok:
+			o.log.printf("rules: the transcript was not read by the deadline")
+		case r.err != nil:
+			o.log.printf("rules: %v", r.err)
+		default:
+			words = r.words
 			o.log.printf("rules: %d messages of the user's from %s", len(words.msgs), words.from)
 		}
-	case <-timer.C:
-		o.log.printf("rules: the transcript was not read by the deadline")
-		words = userWords{}
-	case s := <-o.stop:
-		o.log.printf("stopped by %v", s)
-		return nil
 	}
 	root := samemindRoot(o.getenv)
 	var parts []part
@@ -318,6 +313,35 @@ func (o options) fromSources(project, cwd string, sp sourcePayload, deadline tim
 		o.log.printf("no source had anything to say: printing nothing")
 	}
 	return out
+}
+
+// wordsResult is what the reading of the user's words came to.
+type wordsResult struct {
+	words userWords
+	err   error
+}
+
+// awaitWords waits for the words, at most until the deadline: ok is false
+// when they did not come by then, stopped true when a stop signal came
+// first. Words already read win over a deadline already past (a select
+// between two ready cases picks at random).
+func (o options) awaitWords(read <-chan wordsResult, deadline time.Time) (r wordsResult, ok, stopped bool) {
+	select {
+	case r = <-read:
+		return r, true, false
+	default:
+	}
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	select {
+	case r = <-read:
+		return r, true, false
+	case <-timer.C:
+		return r, false, false
+	case s := <-o.stop:
+		o.log.printf("stopped by %v", s)
+		return r, false, true
+	}
 }
 
 // NormalSources checks a --sources list for setup and returns it in
