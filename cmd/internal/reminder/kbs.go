@@ -41,6 +41,11 @@ func query(prog, dir string, raw bool, deadline time.Time, stop <-chan os.Signal
 // maxOrphanWait bounds the killing of what kbs left outside its group.
 const maxOrphanWait = 100 * time.Millisecond
 
+// embedded is set in a process that runs the sources beside children of
+// its own (nowhook doctor, CheckSources): there call never becomes the
+// orphans' reaper, whose killOrphans would kill those children too.
+var embedded atomic.Bool
+
 // running is the kbs call under way (its pid, 0 for none), for guard.
 var running atomic.Int64
 
@@ -60,7 +65,7 @@ func call(prog string, args []string, dir string, deadline time.Time, stop <-cha
 		return nil, fmt.Errorf("%w: %v", errNoStart, err)
 	}
 	defer pr.Close()
-	reaper := becomeReaper()
+	reaper := !embedded.Load() && becomeReaper()
 	var stderr <-chan []byte
 	var ew *os.File
 	if log.on {
