@@ -1,0 +1,168 @@
+package e2e
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/mockmodel"
+)
+
+// The retention of the user's words through a compaction (issue 28): a
+// session whose first message states a task and four constraints, a
+// filler turn, a compaction whose summary (the mock model's) drops them,
+// a turn, a second compaction, a turn. The figure is the share of the
+// constraints present verbatim in the first request after each
+// compaction, without nowhook, with the board alone (kanbus) and with
+// the user's words (--sources rules,kanbus). The rules run also shows
+// that none of our earlier reminders is quoted back: after the second
+// compaction the request holds the user's words and the board once each.
+
+var retentionConstraints = []string{
+	"CONSTRAINT-1: never touch the migrations folder.",
+	"CONSTRAINT-2: run go test ./... before every commit.",
+	"CONSTRAINT-3: write every comment in British English.",
+	"CONSTRAINT-4: keep the public API of package auth unchanged.",
+}
+
+var retentionFirst = "Fix the login bug in auth/login.go. " + strings.Join(retentionConstraints, " ")
+
+const (
+	rulesOpenLine  = "Quoted from this session's transcript below: the user's own messages"
+	boardOpenLine  = "Quoted from the Kanbus board below:"
+	boardCloseLine = "End of the quote from the Kanbus board."
+)
+
+// retentionVariants are the three setups compared: the nowhook setup
+// arguments after --agents, nil for no nowhook.
+var retentionVariants = []struct {
+	name string
+	args []string
+}{
+	{"baseline", nil},
+	{"kanbus", []string{}},
+	{"rules", []string{"--sources", "rules,kanbus"}},
+}
+
+// setupSources runs nowhook setup --yes --agents agent with args.
+func setupSources(t *testing.T, ctx context.Context, s *sandbox, env []string, agent string, args []string) {
+	t.Helper()
+	argv := append([]string{"setup", "--yes", "--agents", agent}, args...)
+	res := runCmd(t, ctx, env, s.repo, "", filepath.Join(s.bin, "nowhook"), argv...)
+	if res.err != nil {
+		t.Fatalf("nowhook %s: %v\n%s%s", strings.Join(argv, " "), res.err, res.stdout, res.stderr)
+	}
+}
+
+// afterSummaries returns the first request after each summary request.
+func afterSummaries(t *testing.T, reqs []recordedRequest) []recordedRequest {
+	t.Helper()
+	var out []recordedRequest
+	for i, r := range reqs {
+		if r.Kind == "summary" && i+1 < len(reqs) {
+			out = append(out, reqs[i+1])
+		}
+	}
+	return out
+}
+
+// retained counts the constraints present verbatim in body, the times the
+// user's words and the board are quoted there, and the bytes of the
+// reminder: from the first quote's opening line to the board's closing
+// one, in the string that holds them.
+func retained(t *testing.T, body []byte) (kept, rules, board, size int) {
+	t.Helper()
+	strs, err := mockmodel.Strings(body)
+	if err != nil {
+		t.Fatalf("request body is not JSON: %v", err)
+	}
+	all := strings.Join(strs, "\n")
+	for _, c := range retentionConstraints {
+		if strings.Contains(all, c) {
+			kept++
+		}
+	}
+	for _, str := range strs {
+		start := strings.Index(str, rulesOpenLine)
+		if start < 0 {
+			start = strings.Index(str, boardOpenLine)
+		}
+		if end := strings.LastIndex(str, boardCloseLine); start >= 0 && end > start {
+			size = end + len(boardCloseLine) - start
+		}
+	}
+	return kept, strings.Count(all, rulesOpenLine), strings.Count(all, boardOpenLine), size
+}
+
+// checkRetention logs the retention row of one run and checks it: with
+// rules every constraint after every compaction, each part quoted once;
+// without nowhook, no board; with the board alone, the board once.
+func checkRetention(t *testing.T, client, variant string, after []recordedRequest, compactions int) {
+	t.Helper()
+	if len(after) != compactions {
+		t.Fatalf("%d requests after a summary, want %d", len(after), compactions)
+	}
+	for i, r := range after {
+		kept, rules, board, size := retained(t, r.Body)
+		t.Logf("RETENTION %s %s compaction %d: %d/%d constraints verbatim in the first request after it; user's words quoted %d times, board %d times; reminder %d bytes",
+			client, variant, i+1, kept, len(retentionConstraints), rules, board, size)
+		switch variant {
+		case "rules":
+			if kept != len(retentionConstraints) || rules != 1 || board != 1 {
+				t.Errorf("compaction %d: %d/%d constraints, user's words %d times, board %d times; want all, once, once\n%.6000s",
+					i+1, kept, len(retentionConstraints), rules, board, r.Body)
+			}
+		case "kanbus":
+			if rules != 0 || board != 1 {
+				t.Errorf("compaction %d: user's words %d times, board %d times; want 0 and 1", i+1, rules, board)
+			}
+		case "baseline":
+			if rules != 0 || board != 0 {
+				t.Errorf("compaction %d: user's words %d times, board %d times without nowhook", i+1, rules, board)
+			}
+		}
+	}
+}
+
+// TestSourcesRetentionClaude: Claude Code, /compact twice.
+func TestSourcesRetentionClaude(t *testing.T) {
+	bin := findClient(t, "CLAUDE_BIN", "claude")
+	for _, v := range retentionVariants {
+		t.Run(v.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			s := newSandbox(t, kbsFixture)
+			m := newAnthropicMock(t)
+			env := claudeEnv(s, m.URL)
+			if v.args != nil {
+				setupSources(t, ctx, s, s.env(nil), "claude", v.args)
+			}
+			runClaudeSession(t, ctx, bin, env, s.repo, []string{retentionFirst, "List the files you would look at.",
+				"/compact", "What next?", "/compact", "And now?"})
+			reqs := m.Requests()
+			checkRetention(t, "claude", v.name, afterSummaries(t, reqs), 2)
+		})
+	}
+}
+
+// TestSourcesRetentionQwen: Qwen Code, /compress twice.
+func TestSourcesRetentionQwen(t *testing.T) {
+	bin := findClient(t, "QWEN_BIN", "qwen")
+	for _, v := range retentionVariants {
+		t.Run(v.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			s := newSandbox(t, kbsFixture)
+			m := newQwenMock(t, false, "")
+			qwenHome(t, s)
+			env := qwenEnv(s, m)
+			if v.args != nil {
+				setupSources(t, ctx, s, s.env(nil), "qwen", v.args)
+			}
+			runQwenSession(t, ctx, bin, env, s.repo, []string{retentionFirst, "List the files you would look at.",
+				"/compress", "What next?", "/compress", "And now?"}, nil)
+			checkRetention(t, "qwen", v.name, afterSummaries(t, m.Recorded()), 2)
+		})
+	}
+}
