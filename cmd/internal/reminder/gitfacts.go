@@ -92,11 +92,11 @@ func readGitFacts(start string, deadline time.Time, g gitOptions, stop <-chan os
 	var out []byte
 	if ref, isRef := strings.CutPrefix(head, "ref: "); isRef {
 		f.branch = strings.TrimPrefix(ref, "refs/heads/")
-		out, err = call(prog, []string{"for-each-ref", "--count=1",
+		out, err = callGit(prog, []string{"for-each-ref", "--count=1",
 			"--format=%(objectname:short)%00%(contents:subject)%00%(upstream:short)%00%(upstream:track,nobracket)", ref},
 			top, factsEnd, stop, log)
 	} else {
-		out, err = call(prog, []string{"log", "-1", "--no-show-signature", "--format=%h%x00%s%x00%x00"}, top, factsEnd, stop, log)
+		out, err = callGit(prog, []string{"log", "-1", "--no-show-signature", "--format=%h%x00%s%x00%x00"}, top, factsEnd, stop, log)
 	}
 	if err != nil {
 		log.printf("git: the branch query failed: %v", err)
@@ -106,7 +106,7 @@ func readGitFacts(start string, deadline time.Time, g gitOptions, stop <-chan os
 		f.hash, f.subject, f.upstream, f.track = fields[0], fields[1], fields[2], fields[3]
 	}
 	statusEnd := earliest(deadline, time.Now().Add(g.statusMax))
-	out, err = call(prog, []string{"--no-optional-locks", "status", "--porcelain", "-z", "--untracked-files=normal", "--no-renames"},
+	out, err = callGit(prog, []string{"--no-optional-locks", "status", "--porcelain", "-z", "--untracked-files=normal", "--no-renames"},
 		top, statusEnd, stop, log)
 	if err != nil {
 		log.printf("git: status did not answer within %s, the changed files are not counted: %v", g.statusMax, err)

@@ -423,7 +423,9 @@ func (p *parser) texts(dst *[]string) bool {
 	}
 	for {
 		p.ws()
-		if p.peek() == '{' {
+		if s, ok := p.optString(); ok {
+			*dst = append(*dst, s) // a plain string: OpenCode's user_messages
+		} else if p.peek() == '{' {
 			var typ, text string
 			hasText := false
 			if !p.object(func(key []byte) bool {

@@ -194,6 +194,9 @@ func lookPath(name string) (string, error) {
 const (
 	kanbusFloor = 2500
 	gitWant     = 1024
+	// gitReserve is the end of the budget kept for git: its two bounded
+	// calls and a margin.
+	gitReserve = gitFactsMax + gitStatusMax + 50*time.Millisecond
 )
 
 // kanbusProject finds the Kanbus project for a session in cwd when the
@@ -228,12 +231,12 @@ func (pl payload) sourcePayload() sourcePayload {
 // project is the Kanbus project ("" when there is none, or the board is
 // not a source).
 //
-// The sources that run programs (git, kbs, samemind) run one after the
-// other, each within its own bound: git's few milliseconds first, then
-// kbs, which keeps a third of the budget back for samemind when that is a
-// source, so that neither a hanging kbs nor a hanging samemind leaves the
-// other without time. The user's words are read from the transcript
-// meanwhile.
+// The sources that run programs (kbs, samemind, git) run one after the
+// other, each within its own bound: kbs, which keeps a third of the
+// budget back for samemind when that is a source, so that neither a
+// hanging kbs nor a hanging samemind leaves the other without time, then
+// git in the gitReserve both leave it. The user's words are read from the
+// transcript meanwhile.
 func (o options) fromSources(project, cwd string, sp sourcePayload, deadline time.Time) []byte {
 	set := o.chosen()
 	start := cwd
@@ -260,18 +263,25 @@ func (o options) fromSources(project, cwd string, sp sourcePayload, deadline tim
 		items  []item
 		handof []byte
 	)
+	// git runs last, in the room kept for it: a git status killed at its
+	// bound may take a while to die in a large repository, and a call
+	// after it would wait for that (the orphans' reaping).
+	end := deadline
 	if set.has(srcGit) {
-		facts, gitOK = readGitFacts(start, deadline, defaultGitOptions, o.stop, o.log)
+		end = deadline.Add(-gitReserve)
 	}
 	if set.has(srcKanbus) && project != "" {
-		kd := deadline
+		kd := end
 		if set.has(srcSamemind) {
-			kd = deadline.Add(-o.budget / samemindShare)
+			kd = end.Add(-o.budget / samemindShare)
 		}
 		items, _, _ = o.inProgress(project, kd, false)
 	}
 	if set.has(srcSamemind) {
-		handof = readHandoff(start, deadline, o.stop, o.log)
+		handof = readHandoff(start, end, o.stop, o.log)
+	}
+	if set.has(srcGit) {
+		facts, gitOK = readGitFacts(start, deadline, defaultGitOptions, o.stop, o.log)
 	}
 	var words userWords
 	if set.has(srcRules) {

@@ -273,3 +273,70 @@ func TestSourcesRetentionOpencode(t *testing.T) {
 		})
 	}
 }
+
+// chatRecorded is the chat mock's requests as the shared helpers take them.
+func chatRecorded(reqs []*chatRequest) []recordedRequest {
+	var out []recordedRequest
+	for _, r := range reqs {
+		out = append(out, r.Request)
+	}
+	return out
+}
+
+// TestSourcesRetentionDroid: Factory Droid's JSON-RPC, /compact twice
+// (each moves the session to a new file; the words are read through the
+// parent sessions).
+func TestSourcesRetentionDroid(t *testing.T) {
+	bin := findClient(t, "DROID_BIN", "droid")
+	for _, v := range retentionVariants {
+		t.Run(v.name, func(t *testing.T) {
+			ctx := probeCtx(t)
+			s := newSandbox(t, kbsFixture)
+			if v.args != nil {
+				setupSources(t, ctx, s, s.env(nil), "droid=reinject", v.args)
+			}
+			m := droidMock(t, &probeChat{})
+			home := droidHome(t, m, "")
+			var env []string
+			for _, e := range s.env(nil) {
+				if !strings.HasPrefix(e, "HOME=") {
+					env = append(env, e)
+				}
+			}
+			env = append(env, "HOME="+home)
+			d := startDroidRPC(t, ctx, bin, env, s.repo)
+			d.call(ctx, "droid.initialize_session", map[string]any{"machineId": "e2e", "cwd": s.repo, "modelId": "custom:mock-model"})
+			d.say(ctx, retentionFirst)
+			d.say(ctx, "List the files you would look at.")
+			d.compact(ctx)
+			d.say(ctx, "What next?")
+			d.compact(ctx)
+			d.say(ctx, "And now?")
+			checkRetention(t, "droid", v.name, afterSummaries(t, chatRecorded(m.Requests())), 2)
+		})
+	}
+}
+
+// TestSourcesRetentionGemini: Gemini CLI headless (gemini -p with the
+// first message), the mock forcing two compressions (gemini=reinject, the
+// BeforeModel hook).
+func TestSourcesRetentionGemini(t *testing.T) {
+	bin := findClient(t, "GEMINI_BIN", "gemini")
+	for _, v := range retentionVariants {
+		t.Run(v.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+			defer cancel()
+			s := newSandbox(t, kbsFixture)
+			if v.args != nil {
+				setupSources(t, ctx, s, s.env(nil), "gemini=reinject", v.args)
+			}
+			m := newGeminiMultiMock(t, 2, 1)
+			env := geminiEnv(t, s, m)
+			res := runCmd(t, ctx, env, s.repo, "", bin, "-m", geminiModel, "-p", retentionFirst)
+			if res.err != nil {
+				t.Fatalf("gemini -p: %v\nstdout:\n%s\nstderr:\n%s", res.err, res.stdout, res.stderr)
+			}
+			checkRetention(t, "gemini", v.name, afterSummaries(t, m.Requests()), 2)
+		})
+	}
+}
