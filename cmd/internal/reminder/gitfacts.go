@@ -33,6 +33,10 @@ const (
 	// gitStatusMax bounds the changed-files count: a repository of
 	// 50,000 files takes longer (docs/platforms.md, "Sources").
 	gitStatusMax = 15 * time.Millisecond
+	// maxStatusEntries: a repository whose index holds more files is not
+	// asked for its status at all (git status reads every file's
+	// metadata: 50,000 took 0.5 s and more on the shared machine).
+	maxStatusEntries = 10_000
 	// maxSubject bounds the commit subject, in characters.
 	maxSubject = 120
 	// maxGitHead bounds what is read of a HEAD file.
@@ -78,7 +82,7 @@ func readGitFacts(start string, deadline time.Time, g gitOptions, stop <-chan os
 	if rel, err := filepath.Rel(top, abs); err == nil && rel != "." {
 		f.start = filepath.ToSlash(rel)
 	}
-	head, ok := gitHead(top)
+	head, gitDir, ok := gitHead(top)
 	if !ok {
 		log.printf("git: no HEAD under %s", top)
 		return f, false
@@ -105,6 +109,10 @@ func readGitFacts(start string, deadline time.Time, g gitOptions, stop <-chan os
 	if fields := strings.Split(strings.TrimRight(string(out), "\n"), "\x00"); len(fields) == 4 {
 		f.hash, f.subject, f.upstream, f.track = fields[0], fields[1], fields[2], fields[3]
 	}
+	if n, ok := indexEntries(gitDir); ok && n > maxStatusEntries {
+		log.printf("git: the index holds %d files, more than git status reads within its bound: the changed files are not counted", n)
+		return f, true
+	}
 	statusEnd := earliest(deadline, time.Now().Add(g.statusMax))
 	out, err = callGit(prog, []string{"--no-optional-locks", "status", "--porcelain", "-z", "--untracked-files=normal", "--no-renames"},
 		top, statusEnd, stop, log)
@@ -128,22 +136,23 @@ func lookGit() (string, error) {
 	return lookPath("git")
 }
 
-// gitHead reads the repository's HEAD: "ref: refs/heads/NAME" or a hash.
-// The .git of top is a folder, or a file naming one (a worktree).
-func gitHead(top string) (string, bool) {
+// gitHead reads the repository's HEAD: "ref: refs/heads/NAME" or a hash,
+// and names its git directory. The .git of top is a folder, or a file
+// naming one (a worktree).
+func gitHead(top string) (head, gitDir string, ok bool) {
 	dir := filepath.Join(top, ".git")
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return "", false
+		return "", "", false
 	}
 	if !fi.IsDir() {
 		b, err := readSmall(dir, maxGitHead)
 		if err != nil {
-			return "", false
+			return "", "", false
 		}
 		d, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
 		if !ok {
-			return "", false
+			return "", "", false
 		}
 		d = strings.TrimSpace(d)
 		if !filepath.IsAbs(d) {
@@ -153,10 +162,21 @@ func gitHead(top string) (string, bool) {
 	}
 	b, err := readSmall(filepath.Join(dir, "HEAD"), maxGitHead)
 	if err != nil {
-		return "", false
+		return "", "", false
 	}
-	head := strings.TrimSpace(string(b))
-	return head, head != ""
+	head = strings.TrimSpace(string(b))
+	return head, dir, head != ""
+}
+
+// indexEntries reads the count of files in the index of the git directory
+// from its header ("DIRC", version, count; big-endian); ok is false where
+// there is no index it can read.
+func indexEntries(gitDir string) (n int, ok bool) {
+	b, err := readSmall(filepath.Join(gitDir, "index"), 12)
+	if err != nil || len(b) < 12 || string(b[:4]) != "DIRC" {
+		return 0, false
+	}
+	return int(b[8])<<24 | int(b[9])<<16 | int(b[10])<<8 | int(b[11]), true
 }
 
 // readSmall reads at most limit bytes of a regular file.

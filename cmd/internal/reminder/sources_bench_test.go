@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // BenchmarkSources is the compact hook's reminder, run as the wrappers run
@@ -43,6 +44,7 @@ func BenchmarkSources(b *testing.B) {
 	for _, list := range []string{"kanbus", "kanbus,rules", "kanbus,git", "kanbus,rules,git"} {
 		b.Run(strings.ReplaceAll(list, ",", "+"), func(b *testing.B) {
 			var out []byte
+			var cpu time.Duration
 			for b.Loop() {
 				// The hook as the wrapper runs it: its own process, which
 				// ends with its work (and what it killed).
@@ -53,8 +55,12 @@ func BenchmarkSources(b *testing.B) {
 				if err != nil || len(out) == 0 {
 					b.Fatalf("no reminder (%v)", err)
 				}
+				cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 			}
 			b.ReportMetric(float64(len(out)), "reminder-bytes")
+			// The processor time of the hook and what it waited for: on
+			// a loaded machine the wall time is mostly waiting for a core.
+			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 		})
 	}
 }

@@ -2,6 +2,7 @@ package reminder
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,6 +151,30 @@ func TestGitFactsStatusCut(t *testing.T) {
 	}
 	if got := string(renderGit(f, 2000)); strings.Contains(got, "changed files") || !strings.Contains(got, "the repository's root") {
 		t.Errorf("render:\n%s", got)
+	}
+}
+
+// TestGitFactsLargeIndex: a repository whose index holds more than
+// maxStatusEntries files is not asked for its status; the other facts
+// stay.
+func TestGitFactsLargeIndex(t *testing.T) {
+	repo := gitRepo(t)
+	index := filepath.Join(repo, ".git", "index")
+	n := maxStatusEntries + 1
+	header := []byte{'D', 'I', 'R', 'C', 0, 0, 0, 2, byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}
+	if err := os.WriteFile(index, header, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	f, ok := readGitFacts(repo, time.Now().Add(time.Minute), slowGit, nil, logger{w: &log, on: true})
+	if !ok || f.counted || f.branch != "main" || f.hash == "" {
+		t.Fatalf("ok %v, %+v", ok, f)
+	}
+	if !strings.Contains(log.String(), fmt.Sprintf("the index holds %d files", n)) {
+		t.Errorf("log:\n%s", log.String())
+	}
+	if got, ok := indexEntries(filepath.Join(repo, ".git")); !ok || got != n {
+		t.Errorf("indexEntries = %d, %v", got, ok)
 	}
 }
 
