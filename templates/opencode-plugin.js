@@ -9,11 +9,12 @@
 // experimental.compaction.autocontinue, right before the request that
 // continues the work. The wrapper gets @LIMIT_SECONDS@ seconds (its budget
 // for kbs plus a margin); when it fails, runs out of time or prints nothing,
-// nothing is added. The wrapper's payload also carries the messages the user
+// nothing is added. Where the reminder's sources hold rules (nowhook setup
+// --sources), the wrapper's payload also carries the messages the user
 // typed in the session (user_messages, oldest first, at most 128 KiB: the
-// first and the newest), which OpenCode keeps through a
-// compaction and the wrapper may quote (its rules source). Plain
-// JavaScript, no dependencies.
+// first and the newest), which OpenCode keeps through a compaction and the
+// wrapper quotes; otherwise they are not read. Plain JavaScript, no
+// dependencies.
 import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 
@@ -22,6 +23,7 @@ const limitMs = @LIMIT_SECONDS@ * 1000
 const maxBytes = 65536
 const maxWords = 131072
 const wordsMs = 2000
+const wantWords = @RULES@
 
 // userMessages resolves to the text of the messages the user typed in the
 // session, oldest first: not the parts OpenCode adds itself (synthetic,
@@ -71,7 +73,7 @@ async function userMessages(client, sessionID) {
 // other agents' hooks do, in its own process group, and resolves to what it
 // printed, or to "" when it failed, printed too much or ran out of time.
 async function reminder(client, sessionID, directory) {
-  const words = client ? await userMessages(client, sessionID) : []
+  const words = client && wantWords ? await userMessages(client, sessionID) : []
   return new Promise((resolve) => {
     let child
     let done = false
@@ -100,7 +102,8 @@ async function reminder(client, sessionID, directory) {
         else chunks.push(b)
       })
       child.on("close", (code) => finish(code === 0 ? Buffer.concat(chunks).toString("utf8").trim() : ""))
-      const payload = { session_id: sessionID, cwd: directory, hook_event_name: "SessionStart", source: "compact", user_messages: words }
+      const payload = { session_id: sessionID, cwd: directory, hook_event_name: "SessionStart", source: "compact" }
+      if (wantWords) payload.user_messages = words
       child.stdin.end(JSON.stringify(payload) + "\n")
     } catch {
       stop()

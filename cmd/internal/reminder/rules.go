@@ -113,7 +113,13 @@ func readUserWords(sp sourcePayload) (userWords, error) {
 	if sp.hasUserMessages {
 		w := userWords{from: "the payload's user_messages"}
 		seen := map[string]bool{}
-		for _, m := range sp.userMessages {
+		list := sp.userMessages
+		if len(list) > maxPayloadMessages {
+			// The first (the task) and the newest.
+			list = append(list[:1:1], list[len(list)-maxPayloadMessages+1:]...)
+			w.gap = true
+		}
+		for _, m := range list {
 			if t, ok := userText(m); ok && !seen[t] {
 				seen[t] = true
 				w.msgs = append(w.msgs, t)

@@ -118,7 +118,6 @@ const (
 
 // A part is one source's text, rendered within a byte limit.
 type part struct {
-	src sourceSet
 	// render returns the part in at most limit bytes, or nil when it has
 	// nothing to say in that room. It is called with the part's want
 	// first, then perhaps with less.
