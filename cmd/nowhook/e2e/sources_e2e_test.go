@@ -47,6 +47,23 @@ var retentionVariants = []struct {
 	{"rules", []string{"--sources", "rules,kanbus"}},
 }
 
+// retentionRuns are the variants a retention test runs: the rules one
+// (the real-client proof) always, the whole comparison with
+// NOWHOOK_E2E_RETENTION=1 (three sessions per client instead of one: the
+// e2e package stays within go test's 10 minutes on a loaded machine).
+func retentionRuns(t *testing.T) []struct {
+	name string
+	args []string
+} {
+	t.Helper()
+	t.Parallel()
+	if os.Getenv("NOWHOOK_E2E_RETENTION") == "1" {
+		return retentionVariants
+	}
+	t.Log("the rules run only; NOWHOOK_E2E_RETENTION=1 runs the baseline and kanbus too")
+	return retentionVariants[2:]
+}
+
 // setupSources runs nowhook setup --yes --agents agent with args.
 func setupSources(t *testing.T, ctx context.Context, s *sandbox, env []string, agent string, args []string) {
 	t.Helper()
@@ -161,7 +178,7 @@ func checkNotQuotedBack(t *testing.T, body []byte) {
 // TestSourcesRetentionClaude: Claude Code, /compact twice.
 func TestSourcesRetentionClaude(t *testing.T) {
 	bin := findClient(t, "CLAUDE_BIN", "claude")
-	for _, v := range retentionVariants {
+	for _, v := range retentionRuns(t) {
 		t.Run(v.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 			defer cancel()
@@ -182,7 +199,7 @@ func TestSourcesRetentionClaude(t *testing.T) {
 // TestSourcesRetentionQwen: Qwen Code, /compress twice.
 func TestSourcesRetentionQwen(t *testing.T) {
 	bin := findClient(t, "QWEN_BIN", "qwen")
-	for _, v := range retentionVariants {
+	for _, v := range retentionRuns(t) {
 		t.Run(v.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 			defer cancel()
@@ -204,7 +221,7 @@ func TestSourcesRetentionQwen(t *testing.T) {
 // twice (its /compact).
 func TestSourcesRetentionCodex(t *testing.T) {
 	bin := findClient(t, "CODEX_BIN", "codex")
-	for _, v := range retentionVariants {
+	for _, v := range retentionRuns(t) {
 		t.Run(v.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 			defer cancel()
@@ -249,7 +266,7 @@ func TestSourcesRetentionCodex(t *testing.T) {
 // /compact); the plugin hands the session's user messages to the wrapper.
 func TestSourcesRetentionOpencode(t *testing.T) {
 	bin := findClient(t, "OPENCODE_BIN", "opencode")
-	for _, v := range retentionVariants {
+	for _, v := range retentionRuns(t) {
 		t.Run(v.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 			defer cancel()
@@ -289,7 +306,7 @@ func chatRecorded(reqs []*chatRequest) []recordedRequest {
 // summary request in all (not analysed further).
 func TestSourcesRetentionDroid(t *testing.T) {
 	bin := findClient(t, "DROID_BIN", "droid")
-	for _, v := range retentionVariants {
+	for _, v := range retentionRuns(t) {
 		t.Run(v.name, func(t *testing.T) {
 			ctx := probeCtx(t)
 			s := newSandbox(t, kbsFixture)
@@ -325,7 +342,7 @@ func TestSourcesRetentionDroid(t *testing.T) {
 // BeforeModel hook).
 func TestSourcesRetentionGemini(t *testing.T) {
 	bin := findClient(t, "GEMINI_BIN", "gemini")
-	for _, v := range retentionVariants {
+	for _, v := range retentionRuns(t) {
 		t.Run(v.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 			defer cancel()
