@@ -56,7 +56,7 @@ type doctorOptions struct {
 	prove  bool
 }
 
-func doctorCmd(args []string, io stdio) error {
+func doctorCmd(args []string, io stdio) (err error) {
 	var o doctorOptions
 	fs := flag.NewFlagSet("nowhook doctor", flag.ContinueOnError)
 	fs.StringVar(&o.dir, "dir", "", "")
@@ -68,6 +68,11 @@ func doctorCmd(args []string, io stdio) error {
 		return err
 	}
 	ctx := context.Background()
+	if o.prove {
+		var stopped func() error
+		ctx, stopped = proofContext(ctx)
+		defer func() { err = errors.Join(err, stopped()) }()
+	}
 	switch {
 	case o.scope != scopeProject && o.scope != scopeUser:
 		return help{whole: doctorUsage}.usageError(fmt.Errorf("--scope %q: the scopes are project (the repository, the default) and user (your own agent settings)", o.scope), fs.Name())

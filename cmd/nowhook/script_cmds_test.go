@@ -61,7 +61,27 @@ func scriptCondition(cond string) (bool, error) {
 	if cond == "root" { // the test runs as root: it can give files to other users
 		return os.Geteuid() == 0, nil
 	}
+	if cond == "sighup-ignored" {
+		return sighupIgnored(), nil
+	}
 	return false, fmt.Errorf("unknown condition %q", cond)
+}
+
+// sighupIgnored reports whether this process ignores SIGHUP (bit 0 of
+// SigIgn in /proc/self/status, Linux), which every command a scenario
+// runs then inherits: a shell cannot trap a signal ignored on entry.
+func sighupIgnored() bool {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return false
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if hex, ok := strings.CutPrefix(line, "SigIgn:"); ok {
+			mask, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+			return err == nil && mask&1 != 0
+		}
+	}
+	return false
 }
 
 // cmdWrapper: wrapper BUDGET FILE writes the wrapper template rendered for

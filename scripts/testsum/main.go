@@ -30,7 +30,20 @@ func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
+// packageTimeout is the -timeout testsum passes when its arguments name
+// none, the one .ci/run passes: go test's default of 10 minutes per
+// package ended the e2e package at 600 s on a 2-core machine with both
+// cores busy, and a test command that fails on a loaded machine fails by
+// chance. Each real-client test bounds itself (cmd/nowhook/e2e
+// testTimeout); the package bound is above what the whole package takes
+// on such a machine (still running at 30 minutes with a load average of
+// 20, every test before it passing).
+const packageTimeout = "60m"
+
 func run(args []string) int {
+	if !hasTimeout(args) {
+		args = append([]string{"-timeout", packageTimeout}, args...)
+	}
 	cmd := exec.Command("go", append([]string{"test", "-json"}, args...)...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
@@ -97,6 +110,17 @@ func run(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// hasTimeout reports whether args set go test's -timeout.
+func hasTimeout(args []string) bool {
+	for _, a := range args {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && (name == "timeout" || name == "test.timeout") {
+			return true
+		}
+	}
+	return false
 }
 
 // isSummary reports whether a package-level output line is the one plain

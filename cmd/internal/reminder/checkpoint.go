@@ -1,6 +1,9 @@
 package reminder
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -34,6 +37,24 @@ const (
 	maxTranscriptWait = 3 * time.Second
 	transcriptPoll    = 10 * time.Millisecond
 )
+
+// catchUpFor waits, between two reads of a transcript behind the hook,
+// transcriptPoll; it says not again once d has passed since it was made,
+// and returns the signal that stopped the run, if one did.
+func catchUpFor(d time.Duration) func(stop <-chan os.Signal) (again bool, stopped os.Signal) {
+	until := time.Now().Add(d)
+	return func(stop <-chan os.Signal) (bool, os.Signal) {
+		if time.Now().After(until) {
+			return false, nil
+		}
+		select {
+		case <-time.After(transcriptPoll):
+			return true, nil
+		case s := <-stop:
+			return false, s
+		}
+	}
+}
 
 // maxTokens bounds the token counts a transcript may claim, so that the
 // percentage arithmetic cannot overflow.
@@ -99,17 +120,30 @@ func checkpoint(o options) []byte {
 			format: "payload", after: "reply", current: true}, "the payload")
 	}
 	use, err := readContextUse(pl.transcriptPath, pl.toolUseID)
-	// A transcript behind the hook gets a moment to catch up.
-	for wait := time.Now().Add(min(o.budget/2, maxTranscriptWait)); err == nil && !use.current; {
-		if time.Now().After(wait) {
-			o.log.printf("the transcript does not show tool call %s yet: using its newest reply", pl.toolUseID)
-			break
+	// A transcript behind the hook gets a moment to catch up: one that
+	// does not show the tool call yet, or, at a session's first tool
+	// call, no reply at all, or no file yet.
+	behind := func() bool {
+		if err != nil {
+			return pl.toolUseID != "" && (errors.Is(err, errNoUsage) || errors.Is(err, fs.ErrNotExist))
 		}
-		select {
-		case <-time.After(transcriptPoll):
-		case s := <-o.stop:
+		return !use.current
+	}
+	catchUp := o.catchUp
+	if catchUp == nil {
+		catchUp = catchUpFor(min(o.budget/2, maxTranscriptWait))
+	}
+	for behind() {
+		again, s := catchUp(o.stop)
+		if s != nil {
 			o.log.printf("%v by %v: printing nothing", errStopped, s)
 			return nil
+		}
+		if !again {
+			if err == nil {
+				o.log.printf("the transcript does not show tool call %s yet: using its newest reply", pl.toolUseID)
+			}
+			break
 		}
 		use, err = readContextUse(pl.transcriptPath, pl.toolUseID)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -380,7 +381,13 @@ func TestSymlinkedStartBothPaths(t *testing.T) {
 // TestProbeBudgetEveryPath: on every path of the wrapper, nowhook
 // doctor's NOWHOOK_PROBE_BUDGET shortens the budget that a hanging kbs
 // meets, and a value above the wrapper's --timeout leaves it as it is.
-// The debug log names the budget the run kept (never timed).
+// The debug log names the budget the run kept (never timed). The python3
+// fallback says its budget only when it runs out of time, which under
+// coreutils timeout is a race on a busy machine: timeout's backstop is
+// counted from before python3 started, python3's budget from its own
+// start. So on that path timeout is a stand-in that records its
+// arguments (the wrapper's backstop, its budget + 2 s, never the probe's)
+// and runs python3 without a deadline of its own.
 func TestProbeBudgetEveryPath(t *testing.T) {
 	proj := project(t)
 	wrapper := writeWrapper(t, time.Second)
@@ -391,7 +398,11 @@ func TestProbeBudgetEveryPath(t *testing.T) {
 		{"30", ProbeBudgetEnv + "=30 ignored", "(budget 1s)"},
 	} {
 		for _, wp := range wrapperPaths {
-			_, stderr := runWrapper(t, wrapper, toolDir(t, wp.tools...), compactPayload,
+			bin, timeoutLog := toolDir(t, wp.tools...), ""
+			if slices.Contains(wp.tools, "timeout") {
+				bin, timeoutLog = recordingTimeout(t, wp.tools)
+			}
+			_, stderr := runWrapper(t, wrapper, bin, compactPayload,
 				"CLAUDE_PROJECT_DIR="+proj, "FAKE_KBS_MODE=hang", ProbeBudgetEnv+"="+c.probe)
 			want := c.goLog
 			if strings.HasPrefix(wp.name, "python3") {
@@ -399,6 +410,11 @@ func TestProbeBudgetEveryPath(t *testing.T) {
 			}
 			if !strings.Contains(stderr, want) {
 				t.Errorf("wrapper via %s, %s=%s: the debug log does not say %q:\n%s", wp.name, ProbeBudgetEnv, c.probe, want, stderr)
+			}
+			if timeoutLog != "" {
+				if b, err := os.ReadFile(timeoutLog); err != nil || string(b) != "-k 1 3 python3\n" {
+					t.Errorf("wrapper via %s: timeout ran with %q (%v), want the wrapper's own backstop, two seconds after its 1s budget: -k 1 3 python3", wp.name, b, err)
+				}
 			}
 		}
 	}
@@ -478,4 +494,20 @@ func TestClientGoMatchesPython(t *testing.T) {
 			}
 		})
 	}
+}
+
+// recordingTimeout is toolDir(tools) with a stand-in for coreutils
+// timeout, which appends its first four arguments to the file it returns
+// and runs the command after the duration without a deadline.
+func recordingTimeout(t *testing.T, tools []string) (bin, log string) {
+	t.Helper()
+	bin = toolDir(t, slices.DeleteFunc(slices.Clone(tools), func(s string) bool { return s == "timeout" })...)
+	log = filepath.Join(t.TempDir(), "timeout-args")
+	script := "#!/bin/sh\n# stand-in timeout: records its arguments, then runs the command with no deadline\n" +
+		"echo \"$1 $2 $3 $4\" >>" + log + "\n[ \"$1\" = -k ] && shift 2\nshift\nexec \"$@\"\n"
+	writeFile(t, filepath.Join(bin, "timeout"), script)
+	if err := os.Chmod(filepath.Join(bin, "timeout"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, log
 }

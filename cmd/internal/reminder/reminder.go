@@ -376,6 +376,9 @@ type options struct {
 	script string
 	// sources are the parts of the reminder (--sources; sources.go).
 	sources sourceSet
+	// catchUp, when set, replaces catchUpFor's wait for a transcript
+	// behind the hook (tests: the reply written meanwhile, or no wait).
+	catchUp func(stop <-chan os.Signal) (again bool, stopped os.Signal)
 }
 
 // project finds the Kanbus project for a session in cwd the way every

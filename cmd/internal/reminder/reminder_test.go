@@ -115,9 +115,11 @@ func TestKbsBehaviours(t *testing.T) {
 		{"legacy", kbsCall{payload: "legacy-no-priority.json"}, "legacy-no-priority.expected.txt", []string{plain}, "", 1},
 		{"20 MB", kbsCall{mode: "big"}, "", []string{plain, raw}, "printed more than", 2},
 		{"hang", kbsCall{mode: "hang", budget: time.Second}, "", []string{plain}, "out of time", 1},
-		{"hang with a child holding stdout", kbsCall{mode: "hang-orphan", budget: time.Second}, "", []string{plain}, "out of time", 2},
+		// The budget of a run in which kbs must do something first (start
+		// a child, print) is one no busy machine overruns.
+		{"hang with a child holding stdout", kbsCall{mode: "hang-orphan"}, "", []string{plain}, "out of time", 2},
 		{"child left holding stdout", kbsCall{mode: "orphan"}, "basic.expected.txt", []string{plain}, "", 2},
-		{"closes stdout, then lingers", kbsCall{mode: "linger", budget: time.Second}, "basic.expected.txt", []string{plain}, "had not exited at the deadline", 1},
+		{"closes stdout, then lingers", kbsCall{mode: "linger"}, "basic.expected.txt", []string{plain}, "had not exited at the deadline", 1},
 		{"256 KiB on stderr, read by the debug log", kbsCall{mode: "noisy"}, "basic.expected.txt", []string{plain}, "stderr", 1},
 		{"too late to retry", kbsCall{mode: "fail", delay: "500ms", budget: 1200 * time.Millisecond}, "", []string{plain}, "exit status 1", 1},
 	}
@@ -458,16 +460,10 @@ func TestStoppedBySignal(t *testing.T) {
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case err := <-done:
-				if err != nil || stdout.Len() != 0 {
-					t.Errorf("exit: %v, stdout %q", err, stdout.String())
-				}
-			case <-time.After(20 * time.Second):
-				cmd.Process.Kill()
-				t.Fatal("still running 20s after the signal (budget 30s)")
+			// The log says whether the signal ended the run or its 30s
+			// budget did (never timed).
+			if err := cmd.Wait(); err != nil || stdout.Len() != 0 {
+				t.Errorf("exit: %v, stdout %q", err, stdout.String())
 			}
 			if !strings.Contains(stderr.String(), "stopped by "+sig.String()) {
 				t.Errorf("stderr:\n%s", stderr.String())

@@ -57,7 +57,7 @@ func checkDoctorProve(t *testing.T, bin string, c proveCase) {
 	defer cancel()
 	s := newSandbox(t, kbsFixture)
 	// Tests never depend on timing: the bound is generous here.
-	env := s.env([]string{"PATH=" + s.bin + ":" + filepath.Dir(bin) + ":" + pathOf(s.env(nil)), "NOWHOOK_PROVE_LIMIT=3m"})
+	env := s.env([]string{"PATH=" + s.bin + ":" + filepath.Dir(bin) + ":" + pathOf(s.env(nil)), "NOWHOOK_PROVE_LIMIT=10m"})
 	res := runCmd(t, ctx, env, s.repo, "", filepath.Join(s.bin, "nowhook"), append([]string{"setup", "--yes", "--agents", c.agent}, c.setup...)...)
 	if res.err != nil {
 		t.Fatalf("nowhook setup: %v\n%s%s", res.err, res.stdout, res.stderr)
@@ -222,7 +222,7 @@ func TestClaudeDoctorProveUserScope(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	s := newSandbox(t, kbsFixture)
-	env := s.env([]string{"PATH=" + s.bin + ":" + filepath.Dir(bin) + ":" + pathOf(s.env(nil)), "NOWHOOK_PROVE_LIMIT=3m"})
+	env := s.env([]string{"PATH=" + s.bin + ":" + filepath.Dir(bin) + ":" + pathOf(s.env(nil)), "NOWHOOK_PROVE_LIMIT=10m"})
 	nowhook := filepath.Join(s.bin, "nowhook")
 	if res := runCmd(t, ctx, env, s.root, "", nowhook, "setup", "--scope", "user", "--yes", "--agents", "claude"); res.err != nil {
 		t.Fatalf("nowhook setup --scope user: %v\n%s%s", res.err, res.stdout, res.stderr)

@@ -230,7 +230,7 @@ func TestCodexCheckpointTrustAppServer(t *testing.T) {
 		} else {
 			e = append(e, "PATH="+r.bin+":/usr/bin:/bin")
 		}
-		fs := Run(context.Background(), Options{Root: r.root, Env: e, LiveLimit: 3 * time.Second, Live: true}).Findings
+		fs := Run(context.Background(), Options{Root: r.root, Env: e, LiveLimit: 10 * time.Second, Live: true}).Findings
 		got := find(fs, "codex.trust")
 		var trusted []string
 		for _, f := range got {

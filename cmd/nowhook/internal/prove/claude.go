@@ -20,7 +20,7 @@ import (
 var claudeDriver = &driver{agent: "claude", compaction: "/compact", run: runClaude}
 
 func runClaude(ctx context.Context, w *world) seen {
-	m, err := mockmodel.NewAnthropic(false)
+	m, err := inNet(w, func() (*mockmodel.Anthropic, error) { return mockmodel.NewAnthropic(false) })
 	if err != nil {
 		return seen{err: err}
 	}
@@ -65,11 +65,17 @@ func (s *seen) claudeEvent(m map[string]any) {
 func claudeRefusal(ctx context.Context, w *world, env []string) string {
 	cmd := command(ctx, w.client, "doctor")
 	cmd.Dir, cmd.Env = w.view, env
-	out, _ := cmd.CombinedOutput()
+	var b strings.Builder
+	cmd.Stdout = &limited{b: &b, n: 1 << 20}
+	cmd.Stderr = cmd.Stdout
+	if w.start(cmd) == nil {
+		cmd.Wait()
+	}
 	killGroup(cmd)
+	out := b.String()
 	var items []string
 	in := false
-	for line := range strings.SplitSeq(string(out), "\n") {
+	for line := range strings.SplitSeq(out, "\n") {
 		switch {
 		case strings.TrimSpace(line) == "Invalid settings":
 			in = true
@@ -100,7 +106,7 @@ func streamSession(ctx context.Context, w *world, env, args, prompts []string, e
 	}
 	var stderr strings.Builder
 	cmd.Stderr = &limited{b: &stderr, n: 64 << 10}
-	if err := cmd.Start(); err != nil {
+	if err := w.start(cmd); err != nil {
 		return "", err
 	}
 	defer killGroup(cmd)

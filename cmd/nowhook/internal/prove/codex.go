@@ -34,7 +34,7 @@ var codexDriver = &driver{agent: "codex", compaction: "thread/compact/start", ru
 	}}
 
 func runCodex(ctx context.Context, w *world) seen {
-	m, err := mockmodel.NewResponses()
+	m, err := inNet(w, mockmodel.NewResponses)
 	if err != nil {
 		return seen{err: err}
 	}
@@ -46,8 +46,10 @@ func runCodex(ctx context.Context, w *world) seen {
 	}
 	notes := &noteLog{changed: make(chan struct{})}
 	var stderr strings.Builder
-	c, err := codex.Start(ctx, codex.Options{Codex: w.client, Env: w.env("CODEX_HOME="+home, "MOCK_API_KEY=dummy"),
-		Dir: w.view, Stderr: &limited{b: &stderr, n: 64 << 10}, Notify: notes.add})
+	c, err := inNet(w, func() (*codex.Conn, error) {
+		return codex.Start(ctx, codex.Options{Codex: w.client, Env: w.env("CODEX_HOME="+home, "MOCK_API_KEY=dummy"),
+			Dir: w.view, Stderr: &limited{b: &stderr, n: 64 << 10}, Notify: notes.add})
+	})
 	if err != nil {
 		return seen{err: err}
 	}

@@ -29,7 +29,7 @@ var opencodeDriver = &driver{agent: "opencode", compaction: "summarize", run: ru
 	unreported: "OpenCode reports no plugin run, so a plugin it did not load and a hook script that is missing or fails look the same: see the plugin and script rows"}
 
 func runOpencode(ctx context.Context, w *world) seen {
-	m, err := mockmodel.NewChat(opencodeReply)
+	m, err := inNet(w, func() (*mockmodel.Chat, error) { return mockmodel.NewChat(opencodeReply) })
 	if err != nil {
 		return seen{err: err}
 	}
@@ -37,7 +37,7 @@ func runOpencode(ctx context.Context, w *world) seen {
 	if err := opencodeConfig(w, m.BaseURL()); err != nil {
 		return seen{err: err}
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := inNet(w, func() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") })
 	if err != nil {
 		return seen{err: err}
 	}
@@ -49,10 +49,10 @@ func runOpencode(ctx context.Context, w *world) seen {
 	cmd.Env = w.env("OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_SHARE=1", "npm_config_offline=true")
 	out := &limited{b: &logs, n: 64 << 10}
 	cmd.Stdout, cmd.Stderr = out, out // one writer: exec writes from one goroutine
-	if err := cmd.Start(); err != nil {
+	if err := w.start(cmd); err != nil {
 		return seen{err: err}
 	}
-	api := opencodeAPI{url: "http://127.0.0.1:" + port}
+	api := opencodeAPI{url: "http://127.0.0.1:" + port, client: w.httpClient()}
 	var s seen
 	s.err = api.session(ctx)
 	killGroup(cmd)
@@ -104,8 +104,12 @@ func opencodeConfig(w *world, baseURL string) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// opencodeAPI is one `opencode serve`'s HTTP API.
-type opencodeAPI struct{ url string }
+// opencodeAPI is one `opencode serve`'s HTTP API, and the client that
+// reaches it (in the world's network namespace).
+type opencodeAPI struct {
+	url    string
+	client *http.Client
+}
 
 // session waits for the server, then runs hello, summarize and a next
 // message in one session.
@@ -142,9 +146,6 @@ func (a opencodeAPI) session(ctx context.Context) error {
 	return a.call(ctx, http.MethodPost, "/session/"+info.ID+"/message", msg, nil)
 }
 
-// loopback is an HTTP client that never goes through a proxy.
-var loopback = &http.Client{Transport: &http.Transport{Proxy: nil}}
-
 // call makes one API call and decodes the answer into out, if not nil.
 func (a opencodeAPI) call(ctx context.Context, method, path string, in, out any) error {
 	var body io.Reader
@@ -152,14 +153,14 @@ func (a opencodeAPI) call(ctx context.Context, method, path string, in, out any)
 		b, _ := json.Marshal(in)
 		body = bytes.NewReader(b)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
+	// Bounded by the run's limit (Options.Limit): a call of its own
+	// bound would end a summarize that a busy machine makes slow.
 	req, err := http.NewRequestWithContext(ctx, method, a.url+path, body)
 	if err != nil {
 		return err
 	}
 	req.Header.Set("content-type", "application/json")
-	resp, err := loopback.Do(req)
+	resp, err := a.client.Do(req)
 	if err != nil {
 		return err
 	}

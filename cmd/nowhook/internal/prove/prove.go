@@ -10,9 +10,13 @@
 // A stand-in kbs that prints a fixed payload (Payload) is first on the
 // client's PATH, so the reminder expected is known (Reminder) whatever the
 // user's Kanbus holds. Every client runs in its own process group, killed
-// when its run ends; each run is bounded (Options.Limit); the copy and the
-// temporary HOME are removed after it. Nothing in the repository is
-// written: the client, its hooks and kbs only ever see the copy.
+// when its run ends, and, on Linux where a network namespace can be made,
+// off the network (offline.go); each run is bounded (Options.Limit); the
+// copy and the temporary HOME are removed after it, and every process
+// still running there is killed first (world.sweep). A run whose context
+// ends (doctor --prove stopped by a signal: Stopped) ends the same way.
+// Nothing in the repository is written: the client, its hooks and kbs
+// only ever see the copy.
 //
 // What each client needs (its settings in the temporary HOME, the way to
 // force its compaction, how it reports its hooks) lives in that client's
@@ -20,12 +24,15 @@
 package prove
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
@@ -76,9 +83,16 @@ func Run(ctx context.Context, o Options) []diag.Finding {
 		}
 	}
 	out = append(out, undriven(o)...)
+	removeStale()
+	var net *offline
+	defer func() {
+		if net != nil {
+			net.close()
+		}
+	}()
 	for _, d := range drivers {
 		a, ok := agentpkg.Lookup(d.agent)
-		if !ok || !o.setUp(a) {
+		if !ok || !o.setUp(a) || ctx.Err() != nil {
 			continue
 		}
 		f := diag.Finding{Check: "prove." + d.agent, Agent: d.agent}
@@ -93,10 +107,37 @@ func Run(ctx context.Context, o Options) []diag.Finding {
 			out = append(out, f)
 			continue
 		}
-		f.Severity, f.Message, f.Fix = prove(ctx, o, d, a, bin)
+		if net == nil {
+			if net = isolate(); net.why != "" {
+				out = append(out, diag.Finding{Check: "prove.network", Severity: diag.Info,
+					Message: "the clients ran with this machine's network, pointed only at nowhook's model server on 127.0.0.1: " + net.why,
+					Fix:     "to keep them off the network, run nowhook doctor --prove where a network namespace can be made (Linux with CAP_SYS_ADMIN: root on a machine, a container that grants it)"})
+			}
+		}
+		f.Severity, f.Message, f.Fix = prove(ctx, o, d, a, bin, net)
 		out = append(out, f)
 	}
 	return out
+}
+
+// Stopped is the cause of a run's context when a signal stopped doctor
+// --prove (context.WithCancelCause): the client running then is ended
+// and its copy removed, and no other client starts.
+type Stopped struct{ Signal os.Signal }
+
+func (s Stopped) Error() string { return "stopped by " + SignalName(s.Signal) }
+
+// SignalName is a signal's name as a shell user knows it (SIGTERM).
+func SignalName(s os.Signal) string {
+	switch s {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return s.String()
 }
 
 // undriven is an info row for each agent set up to re-inject that prove
@@ -139,12 +180,12 @@ func (o Options) setUp(a *agentpkg.Agent) bool {
 }
 
 // prove runs one client once and judges what it saw.
-func prove(ctx context.Context, o Options, d *driver, a *agentpkg.Agent, bin string) (diag.Severity, string, string) {
+func prove(ctx context.Context, o Options, d *driver, a *agentpkg.Agent, bin string, net *offline) (diag.Severity, string, string) {
 	ctx, cancel := context.WithTimeout(ctx, o.Limit)
 	defer cancel()
-	version := clientVersion(ctx, bin, o.Env)
+	version := clientVersion(ctx, bin, o.Env, net)
 	name := a.Title + " " + version
-	w, err := newWorld(o, a, bin)
+	w, err := newWorld(o, a, bin, net)
 	if w != nil {
 		defer w.remove()
 	}
@@ -155,13 +196,17 @@ func prove(ctx context.Context, o Options, d *driver, a *agentpkg.Agent, bin str
 	seen := d.run(ctx, w)
 	took := fmt.Sprintf("%.1f s", time.Since(start).Seconds())
 	seen.kbsCalls = w.kbsCalls()
+	var stopped Stopped
+	if errors.As(context.Cause(ctx), &stopped) {
+		return diag.Info, fmt.Sprintf("%s: not proven: doctor --prove was %s (after %s); the client was ended and its throw-away copy removed", name, stopped, took), ""
+	}
 	if ctx.Err() != nil && !seen.reached {
 		seen.err = fmt.Errorf("no answer within %s (on a busy machine, set NOWHOOK_PROVE_LIMIT=2m for more)", o.Limit)
 	}
 	msg, ok := seen.judge(d)
 	msg = w.shown(msg, o)
 	if ok {
-		return diag.OK, fmt.Sprintf("%s: the reminder reached the first request after %s (%s; %s)", name, d.compaction, took, standIn), ""
+		return diag.OK, fmt.Sprintf("%s: the reminder reached the first request after %s (%s; %s; %s)", name, d.compaction, took, standIn, net.said()), ""
 	}
 	fix := d.fix(o, a)
 	if seen.refused != "" {
@@ -171,7 +216,7 @@ func prove(ctx context.Context, o Options, d *driver, a *agentpkg.Agent, bin str
 			fix += " --scope user"
 		}
 	}
-	return diag.Error, fmt.Sprintf("%s: %s (%s; %s)", name, msg, took, standIn), fix
+	return diag.Error, fmt.Sprintf("%s: %s (%s; %s; %s)", name, msg, took, standIn, net.said()), fix
 }
 
 // A driver is what prove knows of one client: the agent it serves (whose
@@ -280,22 +325,35 @@ func tail(stderr string) string {
 }
 
 // clientVersion is the version `bin --version` names, as doctor's client
-// rows read it, or "(version unknown)". It runs with a HOME of its own,
-// removed after: a client may write there (logs, caches).
-func clientVersion(ctx context.Context, bin string, env []string) string {
+// rows read it, or "(version unknown)". It runs in net with a HOME of its
+// own, removed after: a client may write there (logs, caches).
+func clientVersion(ctx context.Context, bin string, env []string, net *offline) string {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	home, err := os.MkdirTemp("", "nowhook-prove-version-")
+	home, err := os.MkdirTemp("", copyPrefix()+"version-")
 	if err != nil {
 		return "(version unknown)"
 	}
 	defer os.RemoveAll(home)
 	cmd := command(ctx, bin, "--version")
-	cmd.Env = []string{"PATH=" + osutil.Getenv(env, "PATH"), "HOME=" + home, "LANG=C.UTF-8"}
-	out, err := cmd.Output()
+	cmd.Env = []string{"PATH=" + osutil.Getenv(env, "PATH"), "HOME=" + home, "LANG=C.UTF-8", markerEnv + "=" + home}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	net.do(func() { err = cmd.Start() })
+	if err == nil {
+		err = cmd.Wait()
+	}
 	killGroup(cmd)
-	if v := diag.ClientVersion(out); err == nil && v != "" {
-		return v
+	sweep(home, net)
+	if err != nil {
+		return "(version unknown)"
+	}
+	// A client may print its version on stderr (doctor's client row reads
+	// both the same way).
+	for _, out := range [][]byte{stdout.Bytes(), stderr.Bytes()} {
+		if v := diag.ClientVersion(out); v != "" {
+			return v
+		}
 	}
 	return "(version unknown)"
 }

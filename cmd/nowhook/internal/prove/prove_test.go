@@ -21,10 +21,14 @@ import (
 )
 
 // The test binary is also a fake Claude Code: started under the name
-// claude, it reads the mode it plays from the file fake-mode beside it.
+// claude, it reads the mode it plays from the file fake-mode beside it
+// (and, on Linux, a client that tries addresses: dialRole).
 func TestMain(m *testing.M) {
-	if filepath.Base(os.Args[0]) == "claude" {
+	switch filepath.Base(os.Args[0]) {
+	case "claude":
 		os.Exit(fakeClaude())
+	case dialRole:
+		os.Exit(dialMain())
 	}
 	os.Exit(m.Run())
 }

@@ -30,13 +30,7 @@ var qwenDriver = &driver{agent: "qwen", compaction: "/compress", run: runQwen,
 const qwenSummaryMarker = "summarizes a conversation when its context window is about to overflow"
 
 func runQwen(ctx context.Context, w *world) seen {
-	m, err := mockmodel.NewChat(func(r *mockmodel.ChatRequest) mockmodel.ChatReply {
-		if r.AnyMessageContains(qwenSummaryMarker) {
-			return mockmodel.ChatReply{Kind: "summary", PromptTokens: 100, CompletionTokens: 50,
-				Text: "<state_snapshot>\nSummary from the mock: the user said hello.\n</state_snapshot>"}
-		}
-		return mockmodel.ChatReply{Kind: "turn", PromptTokens: 100, CompletionTokens: 5, Text: fmt.Sprintf("Reply %d from the mock.", r.Index)}
-	})
+	m, err := inNet(w, func() (*mockmodel.Chat, error) { return mockmodel.NewChat(qwenReply) })
 	if err != nil {
 		return seen{err: err}
 	}
@@ -51,6 +45,15 @@ func runQwen(ctx context.Context, w *world) seen {
 	s.compacted, s.reached = afterKind(m.Recorded(), "summary")
 	s.refused = settingsComplaint(s.stderr)
 	return s
+}
+
+// qwenReply tells a compression request of Qwen Code 0.24.4 from a turn.
+func qwenReply(r *mockmodel.ChatRequest) mockmodel.ChatReply {
+	if r.AnyMessageContains(qwenSummaryMarker) {
+		return mockmodel.ChatReply{Kind: "summary", PromptTokens: 100, CompletionTokens: 50,
+			Text: "<state_snapshot>\nSummary from the mock: the user said hello.\n</state_snapshot>"}
+	}
+	return mockmodel.ChatReply{Kind: "turn", PromptTokens: 100, CompletionTokens: 5, Text: fmt.Sprintf("Reply %d from the mock.", r.Index)}
 }
 
 // qwenHome writes the temporary HOME's Qwen settings over the user's

@@ -1,6 +1,7 @@
 package prove
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
@@ -51,11 +53,12 @@ const (
 // stand-in kbs and nowhook, and the client.
 type world struct {
 	dir, view, home, bin, tmp string
-	client                    string // the client's absolute path
-	path                      string // the PATH the client gets
-	calls                     string // the stand-in kbs appends a line per call
-	user                      bool   // proving the user scope
-	root                      string // the repository copied ("" for the user scope)
+	net                       *offline // where the client and its mock run
+	client                    string   // the client's absolute path
+	path                      string   // the PATH the client gets
+	calls                     string   // the stand-in kbs appends a line per call
+	user                      bool     // proving the user scope
+	root                      string   // the repository copied ("" for the user scope)
 	userEnv                   []string
 	// userVar moves the client's user folder into the temporary HOME
 	// where the user's environment moves it (CLAUDE_CONFIG_DIR=...), "".
@@ -65,13 +68,13 @@ type world struct {
 // newWorld makes the world for agent a: the repository copied (or, for
 // the user scope, an empty Kanbus project and a copy of the user's hook
 // files in the temporary HOME).
-func newWorld(o Options, a *agentpkg.Agent, client string) (*world, error) {
-	dir, err := os.MkdirTemp("", "nowhook-prove-"+a.Name+"-")
+func newWorld(o Options, a *agentpkg.Agent, client string, net *offline) (*world, error) {
+	dir, err := os.MkdirTemp("", copyPrefix()+a.Name+"-")
 	if err != nil {
 		return nil, err
 	}
 	w := &world{dir: dir, view: filepath.Join(dir, "view"), home: filepath.Join(dir, "home"),
-		bin: filepath.Join(dir, "bin"), tmp: filepath.Join(dir, "tmp"), client: client,
+		bin: filepath.Join(dir, "bin"), tmp: filepath.Join(dir, "tmp"), net: net, client: client,
 		calls: filepath.Join(dir, "kbs-calls"), user: o.User, root: o.Root, userEnv: o.Env}
 	for _, d := range []string{w.view, w.home, w.bin, w.tmp} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -144,9 +147,9 @@ func (w *world) userView(o Options, a *agentpkg.Agent) error {
 }
 
 // env is the client's whole environment: nothing of the user's but
-// PATH, plus extra.
+// PATH, plus extra, and the marker that sweep finds its processes by.
 func (w *world) env(extra ...string) []string {
-	env := []string{"PATH=" + w.path, "HOME=" + w.home, "LANG=C.UTF-8", "TMPDIR=" + w.tmp}
+	env := []string{"PATH=" + w.path, "HOME=" + w.home, "LANG=C.UTF-8", "TMPDIR=" + w.tmp, markerEnv + "=" + w.dir}
 	if w.userVar != "" {
 		env = append(env, w.userVar)
 	}
@@ -180,7 +183,7 @@ func (w *world) kbsCalls() int {
 // remove ends what is left running in the world, then deletes it (its
 // files may be read-only: a client's own caches).
 func (w *world) remove() {
-	w.sweep()
+	sweep(w.dir, w.net)
 	filepath.WalkDir(w.dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() {
 			os.Chmod(p, 0o755)
@@ -190,18 +193,108 @@ func (w *world) remove() {
 	os.RemoveAll(w.dir)
 }
 
-// sweep kills every process whose working directory is inside the world:
-// the clients' process groups are killed already, but a client may start
-// a hook in a process group of its own (Qwen Code does).
-func (w *world) sweep() {
-	procs, _ := os.ReadDir("/proc")
-	for _, p := range procs {
-		pid, err := strconv.Atoi(p.Name())
-		if err != nil || pid == os.Getpid() {
+// markerEnv is set, to the world's folder, in the environment of every
+// process prove starts, and passes to their children.
+const markerEnv = "NOWHOOK_PROVE_COPY"
+
+// sweep kills every process left from the world in dir, and waits (a
+// bounded time) until each is gone. The clients' process groups are
+// killed already, but a client may start a process in a group or a
+// session of its own (Qwen Code's hooks; an `opencode serve` that
+// outlived its group): a process is the world's when it is in the
+// world's network namespace (net, where there is one: every descendant of
+// a client is), when its environment carries the world's marker, or when
+// its working directory is inside the world. SIGKILL at once: the world
+// is deleted next, so there is nothing a client could save.
+func sweep(dir string, net *offline) {
+	marker := markerEnv + "=" + dir
+	for range 10 { // a process may start another while it is swept
+		var left []int
+		procs, _ := os.ReadDir("/proc")
+		for _, p := range procs {
+			pid, err := strconv.Atoi(p.Name())
+			if err != nil || pid == os.Getpid() || dead(p.Name()) {
+				continue
+			}
+			if ours(p.Name(), dir, marker, net) {
+				osutil.KillPID(pid)
+				left = append(left, pid)
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		waitGone(left)
+	}
+}
+
+// ours reports whether process pid belongs to the world in dir.
+func ours(pid, dir, marker string, net *offline) bool {
+	if net != nil && net.id != "" && netOf(pid) == net.id {
+		return true
+	}
+	if cwd, err := os.Readlink("/proc/" + pid + "/cwd"); err == nil && (cwd == dir || strings.HasPrefix(cwd, dir+string(filepath.Separator))) {
+		return true
+	}
+	env, _ := os.ReadFile("/proc/" + pid + "/environ")
+	for kv := range bytes.SplitSeq(env, []byte{0}) {
+		if string(kv) == marker {
+			return true
+		}
+	}
+	return false
+}
+
+// dead reports whether process pid has ended (gone, or a zombie that
+// its parent has not reaped yet).
+func dead(pid string) bool {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return true
+	}
+	// pid (comm) state ...: comm may hold spaces and parentheses.
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
+		return b[i+2] == 'Z' || b[i+2] == 'X'
+	}
+	return false
+}
+
+// waitGone waits until every process of pids has ended, for at most
+// reapWait: SIGKILL is delivered when the process next runs, which on a
+// busy machine is later.
+func waitGone(pids []int) {
+	until := time.Now().Add(reapWait)
+	for _, pid := range pids {
+		for !dead(strconv.Itoa(pid)) && time.Now().Before(until) {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
+// reapWait bounds how long sweep waits for the processes it killed.
+const reapWait = 10 * time.Second
+
+// copyPrefix starts the name of every temporary folder prove makes, with
+// the pid of the nowhook that made it, so that a later run can remove the
+// ones a killed nowhook left (removeStale).
+func copyPrefix() string { return fmt.Sprintf("nowhook-prove-%d-", os.Getpid()) }
+
+// removeStale removes the temporary folders of doctor --prove runs whose
+// nowhook has ended without removing them (it was killed: SIGKILL cannot
+// be caught), after killing what still runs from them.
+func removeStale() {
+	tmp := os.TempDir()
+	entries, _ := os.ReadDir(tmp)
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), "nowhook-prove-")
+		num, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(num)
+		if !ok || !e.IsDir() || err != nil || pid == os.Getpid() || osutil.Running(pid) {
 			continue
 		}
-		if cwd, err := os.Readlink("/proc/" + p.Name() + "/cwd"); err == nil && (cwd == w.dir || strings.HasPrefix(cwd, w.dir+string(filepath.Separator))) {
-			osutil.KillPID(pid)
+		w := &world{dir: filepath.Join(tmp, e.Name())}
+		if info, err := e.Info(); err == nil && owned(info) {
+			w.remove()
 		}
 	}
 }

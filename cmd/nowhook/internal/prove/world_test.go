@@ -87,7 +87,7 @@ func TestUserViewFollowsConfigDir(t *testing.T) {
 			t.Fatal(err)
 		}
 		a, _ := agentpkg.Lookup(c.agent)
-		w, err := newWorld(Options{User: true, Env: []string{"HOME=" + home, c.env + "=" + moved, "PATH=/usr/bin:/bin"}}, a, "/bin/true")
+		w, err := newWorld(Options{User: true, Env: []string{"HOME=" + home, c.env + "=" + moved, "PATH=/usr/bin:/bin"}}, a, "/bin/true", &offline{})
 		if err != nil {
 			t.Fatal(err)
 		}
