@@ -3,7 +3,8 @@
 # (https://github.com/nowhook/nowhook). Gemini CLI has no event after a
 # compression; this hook runs before every model request, and on the first
 # request after each compression it adds the team's Kanbus work in progress
-# to that request, once; on every other request it prints nothing. It
+# to that request, once, with the other sources it names (nowhook setup
+# --sources: @SOURCES@); on every other request it prints nothing. It
 # always exits 0. Without nowhook on PATH it prints nothing: it runs before
 # every request, so it has no python3 fallback.
 #
@@ -33,11 +34,11 @@ nowhook_turn() {
 	NOWHOOK_GOMAXPROCS=${GOMAXPROCS-none} GOMAXPROCS=1
 	export NOWHOOK_GOMAXPROCS GOMAXPROCS
 	if command -v nowhook-reminder >/dev/null 2>&1; then
-		nowhook-reminder --timeout @TIMEOUT@ --gemini-turn
+		nowhook-reminder --timeout @TIMEOUT@ --sources @SOURCES@ --gemini-turn
 		return 0
 	fi
 	if command -v nowhook >/dev/null 2>&1; then
-		nowhook reminder --timeout @TIMEOUT@ --gemini-turn
+		nowhook reminder --timeout @TIMEOUT@ --sources @SOURCES@ --gemini-turn
 		return 0
 	fi
 }

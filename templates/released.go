@@ -14,6 +14,7 @@ var ReleasedBlocks = map[string][]string{
 	"kbs-now": {
 		"5259728c54e9586f65c0a1d1df8756fb239a2d886ec75c58f7e30722dfdd6ee3", // v1
 		"ae3a1c66eaae2415aa91c624106e0ef3f97ccc00dbc57c839f7f840317fb261f", // v2: how to checkpoint by hand
+		"3d1d2d66e414131a4cb4e705ac29dba597bc1955c30c21e5e6e0437c267b6d19", // v6 with samemind among the sources: samemind handoff
 	},
 	"compact-instructions": {
 		"34a14988c4f2fed75aae4a1a44810498da7e0b36f51615ddb1c7ebc7a8458200", // v1, v2

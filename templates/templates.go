@@ -34,7 +34,16 @@ import (
 // command reads "${GEMINI_PROJECT_DIR}" from its environment, which Gemini
 // CLI does not rewrite (v4's $GEMINI_PROJECT_DIR, rewritten into a
 // shell-quoted path, named no folder where the path holds a ' and a !).
-const Version = 5
+// v6: the reminder's sources (setup --sources): the wrapper and Gemini
+// CLI's turn script pass them on (--sources LIST), the python3 fallback
+// prints nothing where kanbus is not among them, OpenCode's plugin hands
+// the session's user messages to the wrapper (the rules source), and the
+// kbs-now block also teaches samemind handoff where samemind is a source;
+// Gemini CLI's command sources its turn script ([ ! -r S ] || . S) inside
+// the bash -c that runs it, and the script's gate passes every request
+// that follows no new compression in bash builtins alone (v5's command
+// exec'd the script, which started sh and the runtime on every request).
+const Version = 6
 
 // Wrapper is the wrapper script that the agents' hooks run. Line 1 is
 // "#!/bin/sh"; the generator inserts the signature line after it.
@@ -56,6 +65,22 @@ var CompactInstructions string
 //
 //go:embed kbs-now.md
 var OnDemand string
+
+// OnDemandSamemind is what the kbs-now block adds where samemind is one
+// of the reminder's sources: how to ask for the handoff on demand.
+//
+//go:embed kbs-now-samemind.md
+var OnDemandSamemind string
+
+// OnDemandBody is the kbs-now block's body for the reminder's sources.
+func OnDemandBody(sources string) string {
+	for _, s := range strings.Split(sources, ",") {
+		if strings.TrimSpace(s) == "samemind" {
+			return OnDemand + OnDemandSamemind
+		}
+	}
+	return OnDemand
+}
 
 // OpenCodePlugin is OpenCode's plugin (.opencode/plugins/), JavaScript:
 // line 1 is a comment, the generator inserts the signature line after it;
@@ -84,9 +109,22 @@ var SummaryHint string
 //go:embed gemini-turn.sh
 var GeminiTurn string
 
-// RenderGeminiTurn returns the Gemini CLI turn script with its budget.
-func RenderGeminiTurn(budget time.Duration) string {
-	return strings.NewReplacer("@TIMEOUT@", budget.String()).Replace(GeminiTurn)
+// RenderGeminiTurn returns the Gemini CLI turn script with its budget
+// and the reminder's sources (a comma-separated list; "" for the
+// default).
+func RenderGeminiTurn(budget time.Duration, sources string) string {
+	return strings.NewReplacer("@TIMEOUT@", budget.String(), "@SOURCES@", orDefaultSources(sources)).Replace(GeminiTurn)
+}
+
+// DefaultSources is the reminder's sources where setup was given none:
+// the Kanbus board alone.
+const DefaultSources = "kanbus"
+
+func orDefaultSources(s string) string {
+	if s == "" {
+		return DefaultSources
+	}
+	return s
 }
 
 // RenderCheckpoint returns the checkpoint script with its threshold (a
@@ -100,12 +138,15 @@ func RenderSummaryHint(budget time.Duration) string {
 	return strings.NewReplacer("@TIMEOUT@", budget.String()).Replace(SummaryHint)
 }
 
-// RenderWrapper returns the wrapper with the hook budget filled in, and
+// RenderWrapper returns the wrapper with the hook budget and the
+// reminder's sources (a comma-separated list; "" for the default) filled
+// in, and
 // its backstop: coreutils timeout around the python3 fallback, two
 // seconds after the budget (the agents wait five).
-func RenderWrapper(budget time.Duration) string {
+func RenderWrapper(budget time.Duration, sources string) string {
 	return strings.NewReplacer(
 		"@TIMEOUT@", budget.String(),
+		"@SOURCES@", orDefaultSources(sources),
 		"@TIMEOUT_SECONDS@", strconv.FormatFloat(budget.Seconds(), 'f', -1, 64),
 		"@BACKSTOP_SECONDS@", strconv.FormatFloat((budget+wrapperBackstop).Seconds(), 'f', -1, 64),
 	).Replace(Wrapper)

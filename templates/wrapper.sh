@@ -5,7 +5,9 @@
 # (on Linux even what kbs moves out of its process group).
 # It runs nowhook-reminder (the runtime alone, quickest to start) or
 # `nowhook reminder` when either is on PATH; otherwise an embedded python3
-# fallback prints the same reminder; otherwise nothing.
+# fallback prints the same Kanbus part and no other source; otherwise
+# nothing. The reminder's sources (nowhook setup --sources):
+# @SOURCES@
 # NOWHOOK_DEBUG=1 explains on stderr why nothing was printed.
 
 # run COMMAND... runs the runtime as a child and exits 0 whatever becomes
@@ -20,10 +22,10 @@ run() {
 	exit 0
 }
 if command -v nowhook-reminder >/dev/null 2>&1; then
-	run nowhook-reminder --timeout @TIMEOUT@ --script "$0"
+	run nowhook-reminder --timeout @TIMEOUT@ --sources @SOURCES@ --script "$0"
 fi
 if command -v nowhook >/dev/null 2>&1; then
-	run nowhook reminder --timeout @TIMEOUT@ --script "$0"
+	run nowhook reminder --timeout @TIMEOUT@ --sources @SOURCES@ --script "$0"
 fi
 command -v python3 >/dev/null 2>&1 || exit 0
 # shellcheck disable=SC2016 # a python3 program; its "$0" "$@" are for the shell that runs kbs
@@ -53,6 +55,8 @@ def main():
         budget = probe
     # The wrapper that runs this hook ("$0"): see deferred.
     me = sys.argv[2] if len(sys.argv) > 2 else ""
+    # The sources of the reminder: this fallback prints only the Kanbus part.
+    sources = (sys.argv[3] if len(sys.argv) > 3 else "kanbus").split(",")
     start = time.monotonic()
     # The deadline of the Go runtime; coreutils timeout in the wrapper is
     # a backstop two seconds later.
@@ -238,6 +242,9 @@ def main():
             d = parent
 
     if deferred():
+        return
+    if "kanbus" not in sources:
+        log("kanbus is not among the sources (%s), and the fallback prints no other: printing nothing" % ",".join(sources))
         return
     project = None
     for top in (os.environ.get("CLAUDE_PROJECT_DIR", ""), cwd, None):
@@ -491,13 +498,13 @@ except BaseException as e:
         sys.stderr.write("nowhook reminder (python3): internal error: %r\n" % (e,))
 os._exit(0)
 '
-command -v timeout >/dev/null 2>&1 || exec python3 -c "$reminder" @TIMEOUT_SECONDS@ "$0"
+command -v timeout >/dev/null 2>&1 || exec python3 -c "$reminder" @TIMEOUT_SECONDS@ "$0" @SOURCES@
 # timeout, a backstop two seconds after the budget, puts itself in a
 # process group of its own, where a signal to the hook's group would miss
 # it: pass a stop on, then exit 0. (In the background, stdin would be
 # /dev/null: hand the payload over on fd 3.)
 exec 3<&0
-timeout -k 1 @BACKSTOP_SECONDS@ python3 -c "$reminder" @TIMEOUT_SECONDS@ "$0" <&3 3<&- &
+timeout -k 1 @BACKSTOP_SECONDS@ python3 -c "$reminder" @TIMEOUT_SECONDS@ "$0" @SOURCES@ <&3 3<&- &
 pid=$!
 exec 3<&-
 trap 'kill -TERM "$pid" 2>/dev/null; wait "$pid"; exit 0' TERM INT HUP

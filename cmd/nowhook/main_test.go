@@ -9,6 +9,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/nowhook/nowhook/cmd/internal/fakekbs"
+	"github.com/nowhook/nowhook/cmd/internal/fakesamemind"
 	"github.com/nowhook/nowhook/cmd/internal/reminder"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/doctor"
 )
@@ -25,6 +26,7 @@ func TestMain(m *testing.M) {
 		},
 		"nowhook-reminder": func() { os.Exit(reminder.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"kbs":              func() { os.Exit(fakekbs.Main()) },
+		"samemind":         func() { os.Exit(fakesamemind.Main()) },
 	})
 }
 

@@ -83,7 +83,7 @@ func setupUser(o setupOptions, io stdio) error {
 		}
 		targets = append(targets, t)
 	}
-	u := userRun{targets: targets, opts: agent.Options{Budget: o.budget, Force: o.force}, outside: o.outside,
+	u := userRun{targets: targets, opts: agent.Options{Budget: o.budget, Force: o.force, Sources: o.sources}, outside: o.outside,
 		yes: o.yes, dryRun: o.dryRun, fullDiff: o.fullDiff, accessible: o.accessible, verb: "setup", command: o.command}
 	if o.check {
 		pl, err := u.plan()

@@ -94,7 +94,7 @@ func cmdWrapper(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil {
 		ts.Fatalf("wrapper: %v", err)
 	}
-	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(templates.RenderWrapper(budget)), 0o755))
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(templates.RenderWrapper(budget, "")), 0o755))
 }
 
 // cmdPathOnly: path-only [NAME]... sets PATH to a new directory

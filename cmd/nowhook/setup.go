@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
+	"github.com/nowhook/nowhook/cmd/internal/reminder"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/doctor"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/engine"
@@ -49,6 +50,11 @@ type setupOptions struct {
 	scope                     string // --scope: project or user
 	outside                   bool   // --follow-outside-links
 	command                   string // the command line, as the writer lock names its holder
+	// sources are the reminder's sources (--sources, in printing order);
+	// sourcesSet says the flag was given (without it, the sources the
+	// installed wrappers name stay, else the default).
+	sources    string
+	sourcesSet bool
 }
 
 const (
@@ -77,6 +83,7 @@ func setupCmd(args []string, io stdio) error {
 	fs.BoolVar(&o.checkpoint, "checkpoint", false, "also install the checkpoint: near a full context the agent is told once to write its progress into its Kanbus issues (--checkpoint=false takes it away; without the flag each agent keeps what it has)")
 	fs.IntVar(&o.checkpointAt, "checkpoint-at", 0, "the share of the context window, in percent, at which the checkpoint fires (default 85; turns --checkpoint on)")
 	fs.BoolVar(&o.accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask line by line, for screen readers (answers may come from a pipe)")
+	fs.StringVar(&o.sources, "sources", templates.DefaultSources, "what the reminder brings back after a compaction, comma-separated: "+strings.Join(reminder.SourceNames(), ", ")+" (kanbus: the board's work in progress; rules: your own earlier words in the session; git: branch, HEAD, changed files; samemind: samemind handoff)")
 	fs.BoolVar(&o.outside, "follow-outside-links", false, outsideUsage)
 	fs.StringVar(&o.scope, "scope", scopeProject, "project: the repository; user: your own settings of the agents named with --agents ("+strings.Join(userNames(), ", ")+"), read by every session on this machine wherever it starts")
 	const about = "Usage: nowhook setup [flags]\n\nInstalls the Kanbus compaction hook for the repository's agents, and takes\naway what nowhook installed for a mode an agent no longer uses.\n\nFlags:\n"
@@ -95,6 +102,8 @@ func setupCmd(args []string, io stdio) error {
 	o.command = commandLine("setup", args)
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
+		case "sources":
+			o.sourcesSet = true
 		case "checkpoint":
 			o.checkpointSet = true
 		case "checkpoint-at":
@@ -111,6 +120,13 @@ func setupCmd(args []string, io stdio) error {
 	}
 	if o.budget < minBudget || o.budget > maxBudget {
 		return usageError("--timeout %s is out of range: allowed 1s to 30s", o.budget)
+	}
+	if o.sourcesSet {
+		norm, err := reminder.NormalSources(o.sources)
+		if err != nil {
+			return usageError("%v", err)
+		}
+		o.sources = norm
 	}
 	if err := scopeFlag(o.scope); err != nil {
 		return err
@@ -239,10 +255,28 @@ func setupTargets(o setupOptions, root string, choices []agent.Choice, io stdio)
 	return targets, at
 }
 
+// setupSources are the reminder's sources setup writes: --sources, else
+// what the repository's wrappers name (a teammate's setup keeps the
+// team's choice), else the default.
+func setupSources(o setupOptions, root string) string {
+	if o.sourcesSet {
+		return o.sources
+	}
+	for _, a := range agent.All {
+		if in := a.InstalledIn(root, false); in.Sources != "" {
+			if norm, err := reminder.NormalSources(in.Sources); err == nil {
+				return norm
+			}
+		}
+	}
+	return templates.DefaultSources
+}
+
 // setup plans, checks and writes; every line after the options are
 // decided is shared by the wizard and --yes.
 func setup(o setupOptions, root string, found []agent.Found, choices []agent.Choice, io stdio) error {
 	targets, at := setupTargets(o, root, choices, io)
+	sources := setupSources(o, root)
 	var trusting []*agent.Agent
 	for _, t := range targets {
 		if t.Agent.Desire(t.Mode, t.Checkpoint).Trust {
@@ -272,7 +306,7 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 		fmt.Fprintf(io.out, "No agent detected; %s %s.\n", verb, strings.Join(names, " and "))
 	}
 	req := engine.Request{Root: root, Targets: targets, Found: found, Outside: o.outside,
-		Options: agent.Options{Budget: o.budget, Force: o.force, CheckpointAt: at}}
+		Options: agent.Options{Budget: o.budget, Force: o.force, CheckpointAt: at, Sources: sources}}
 	if !o.check && !o.dryRun {
 		release, err := engine.Lock(req, o.command)
 		if err != nil {

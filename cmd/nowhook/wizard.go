@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
+	"github.com/nowhook/nowhook/cmd/internal/reminder"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/engine"
 )
@@ -106,6 +108,13 @@ func runWizard(o *setupOptions, root string, found []agent.Found, defaults []age
 		}
 		o.checkpoint, o.checkpointSet = yes, true
 	}
+	if !o.sourcesSet {
+		sources, err := askSources(ask, setupSources(*o, root), o.accessible, io)
+		if err != nil {
+			return nil, err
+		}
+		o.sources, o.sourcesSet = sources, true
+	}
 	o.trust = false
 	for _, c := range choices {
 		// Offered only where the step can run.
@@ -161,5 +170,49 @@ func review(ask asker, pl *engine.Plan, verb string, io stdio) error {
 			return errAborted
 		}
 		pl.WriteDiff(io.out, false)
+	}
+}
+
+// wizardSources are the sources the wizard offers, in the order it asks,
+// with what each brings back.
+var wizardSources = []struct{ name, words string }{
+	{"kanbus", "kanbus: the Kanbus board's work in progress (kbs now)"},
+	{"rules", "rules: your own messages from earlier in the session, verbatim (the first one, the task, always kept)"},
+	{"git", "git: the branch, HEAD, the count of changed files, ahead/behind, where the session started"},
+	{"samemind", "samemind: samemind handoff (active tasks, last decisions, plans in force) from $OKF_ROOT"},
+}
+
+// askSources asks what the reminder brings back, starting from cur (a
+// --sources list), and returns the answer as --sources takes it.
+func askSources(ask asker, cur string, accessible bool, io stdio) (string, error) {
+	var labels []string
+	selected := make([]bool, len(wizardSources))
+	for i, s := range wizardSources {
+		labels = append(labels, s.words)
+		selected[i] = slices.Contains(strings.Split(cur, ","), s.name)
+	}
+	for {
+		picked, err := ask.pickMany("What should come back after a compaction?",
+			"The reminder re-injects these, each quoted and within one time budget and one size cap; one that fails is left out.", labels, selected)
+		if err != nil {
+			return "", err
+		}
+		var names []string
+		for i, yes := range picked {
+			if yes {
+				names = append(names, wizardSources[i].name)
+			}
+		}
+		if len(names) > 0 {
+			norm, err := reminder.NormalSources(strings.Join(names, ","))
+			if err != nil {
+				return "", usageError("%v", err)
+			}
+			return norm, nil
+		}
+		if accessible {
+			return "", usageError("no source chosen")
+		}
+		fmt.Fprintln(io.out, "Choose at least one source (space selects, enter confirms), or press Ctrl-C to quit.")
 	}
 }

@@ -125,7 +125,7 @@ func newDeferSession(t *testing.T, c deferCase) *deferSession {
 	mkdir(t, filepath.Join(root, ".git"))
 	mkdir(t, filepath.Join(root, ".claude", "hooks"))
 	writeFile(t, filepath.Join(root, ".kanbus.yml"), "project_key: kbs\n")
-	wrapper := []byte(templates.RenderWrapper(5 * time.Second))
+	wrapper := []byte(templates.RenderWrapper(5*time.Second, ""))
 	elsewhere := filepath.Join(base, "elsewhere") // a Kanbus project without hooks
 	mkdir(t, filepath.Join(elsewhere, ".git"))
 	writeFile(t, filepath.Join(elsewhere, ".kanbus.yml"), "project_key: kbs\n")

@@ -47,6 +47,26 @@ func format(items []item) []byte {
 // lines, the whole output strictly under maxOutBytes, and "- … N more: run
 // kbs now --list" for the items cut.
 func appendQuoted(out []byte, head string, items []item, line func([]byte, *item) []byte) []byte {
+	return appendQuotedUnder(out, head, items, line, maxOutBytes)
+}
+
+// formatWithin is format in at most limit bytes (at most what format
+// takes), or nil when not even the quote and the header fit: the items
+// that do not fit are counted on the last line, as format does.
+func formatWithin(items []item, limit int) []byte {
+	if len(items) == 0 {
+		return nil
+	}
+	out := appendQuotedUnder(make([]byte, 0, 4096), header, items, appendLine, min(limit+1, maxOutBytes))
+	if len(out) > limit {
+		return nil
+	}
+	return out
+}
+
+// appendQuotedUnder is appendQuoted with the whole output strictly under
+// capBytes (maxOutBytes at most).
+func appendQuotedUnder(out []byte, head string, items []item, line func([]byte, *item) []byte, capBytes int) []byte {
 	out = append(out, quoteOpen...)
 	out = append(out, head...)
 	var l []byte
@@ -60,7 +80,7 @@ func appendQuoted(out []byte, head string, items []item, line func([]byte, *item
 		if rest := len(items) - i - 1; rest > 0 {
 			reserve += moreLen(rest)
 		}
-		if len(out)+len(l)+1+reserve >= maxOutBytes {
+		if len(out)+len(l)+1+reserve >= capBytes {
 			break
 		}
 		out = append(out, l...)

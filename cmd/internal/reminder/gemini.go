@@ -74,6 +74,7 @@ Flags:
 // geminiPayload is what --gemini-turn reads from a BeforeModel payload.
 type geminiPayload struct {
 	sessionID, event, cwd string
+	transcriptPath        string // the session's chat record (rules.go)
 	// The compression the history starts from, if any: the raw JSON of
 	// the messages before the summary's (each {"role":R,"content":C}),
 	// and the summary message's role and content as raw JSON strings.
@@ -118,8 +119,8 @@ func geminiTurn(o options) []byte {
 		o.log.printf("this compression was answered already (latch %s): printing nothing", filepath.Join(states, name))
 		return nil
 	}
-	dir := o.project(pl.cwd)
-	if dir == "" {
+	dir, ok := o.kanbusProject(pl.cwd)
+	if !ok {
 		return nil
 	}
 	if !o.takeLatch(states, name, "this compression was answered already", func(now time.Time) string {
@@ -127,11 +128,7 @@ func geminiTurn(o options) []byte {
 	}) {
 		return nil
 	}
-	items, _, ok := o.inProgress(dir, deadline, false)
-	if !ok || len(items) == 0 {
-		return nil
-	}
-	text := format(items)
+	text := o.fromSources(dir, pl.cwd, sourcePayload{transcriptPath: pl.transcriptPath}, deadline)
 	if len(text) == 0 {
 		return nil
 	}
@@ -239,6 +236,8 @@ func scanGemini(b []byte) (pl geminiPayload, st scan) {
 			return p.stringField(&pl.event)
 		case "cwd":
 			return p.stringField(&pl.cwd)
+		case "transcript_path":
+			return p.stringField(&pl.transcriptPath)
 		case "llm_request":
 			if p.peek() != '{' {
 				return p.skip(1)

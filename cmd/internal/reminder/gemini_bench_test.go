@@ -152,15 +152,15 @@ const (
 	geminiBeforeCommand = `[ ! -x "${GEMINI_PROJECT_DIR}"/` + geminiBeforeScript + ` ] || exec "${GEMINI_PROJECT_DIR}"/` + geminiBeforeScript
 )
 
-// writeGeminiScript writes a turn script, rendered for a 5 s budget, into
-// the project.
+// writeGeminiScript writes a turn script, rendered for a 5 s budget and
+// the kanbus source, into the project.
 func writeGeminiScript(b *testing.B, proj, rel, tmpl string) {
 	b.Helper()
 	path := filepath.Join(proj, rel)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		b.Fatal(err)
 	}
-	if err := os.WriteFile(path, []byte(strings.ReplaceAll(tmpl, "@TIMEOUT@", "5s")), 0o755); err != nil {
+	if err := os.WriteFile(path, []byte(strings.NewReplacer("@TIMEOUT@", "5s", "@SOURCES@", "kanbus").Replace(tmpl)), 0o755); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -36,7 +36,7 @@ var wrapperPaths = []wrapperPath{
 func writeWrapper(t *testing.T, budget time.Duration) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "kanbus-compaction-right-now.sh")
-	if err := os.WriteFile(path, []byte(templates.RenderWrapper(budget)), 0o755); err != nil {
+	if err := os.WriteFile(path, []byte(templates.RenderWrapper(budget, "")), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return path

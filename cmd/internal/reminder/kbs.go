@@ -41,6 +41,11 @@ func query(prog, dir string, raw bool, deadline time.Time, stop <-chan os.Signal
 // maxOrphanWait bounds the killing of what kbs left outside its group.
 const maxOrphanWait = 100 * time.Millisecond
 
+// embedded is set in a process that runs the sources beside children of
+// its own (nowhook doctor, CheckSources): there call never becomes the
+// orphans' reaper, whose killOrphans would kill those children too.
+var embedded atomic.Bool
+
 // running is the kbs call under way (its pid, 0 for none), for guard.
 var running atomic.Int64
 
@@ -55,12 +60,24 @@ var running atomic.Int64
 // hook (a parent-death signal): a kbs that kills its parent, the hook,
 // goes with it, and the wrapper that runs the hook still exits 0.
 func call(prog string, args []string, dir string, deadline time.Time, stop <-chan os.Signal, log logger) (out []byte, err error) {
+	return callReaping(true, prog, args, dir, deadline, stop, log)
+}
+
+// callGit is call for git, which leaves nothing outside its group but
+// perhaps a daemon of the user's (core.fsmonitor): nothing is reaped
+// after it, and a status killed at its bound is not waited for.
+func callGit(prog string, args []string, dir string, deadline time.Time, stop <-chan os.Signal, log logger) (out []byte, err error) {
+	return callReaping(false, prog, args, dir, deadline, stop, log)
+}
+
+// callReaping is call, which reaps the orphans below it where reap is set.
+func callReaping(reap bool, prog string, args []string, dir string, deadline time.Time, stop <-chan os.Signal, log logger) (out []byte, err error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errNoStart, err)
 	}
 	defer pr.Close()
-	reaper := becomeReaper()
+	reaper := reap && !embedded.Load() && becomeReaper()
 	var stderr <-chan []byte
 	var ew *os.File
 	if log.on {

@@ -107,15 +107,11 @@ func kimiTurn(o options) []byte {
 	}
 	os.Remove(taken)
 	o.log.printf("marker taken: %s", ready)
-	project := o.project(pl.cwd)
-	if project == "" {
-		return nil
-	}
-	items, _, ok := o.inProgress(project, deadline, false)
+	project, ok := o.kanbusProject(pl.cwd)
 	if !ok {
 		return nil
 	}
-	return format(items)
+	return o.fromSources(project, pl.cwd, pl.sourcePayload(), deadline)
 }
 
 // markKimi writes the marker name+suffix, replacing one that is there.

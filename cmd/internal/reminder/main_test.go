@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nowhook/nowhook/cmd/internal/fakekbs"
+	"github.com/nowhook/nowhook/cmd/internal/fakesamemind"
 )
 
 // TestMain lets the test binary stand in for the programs the reminder and
@@ -22,6 +23,8 @@ func TestMain(m *testing.M) {
 	switch filepath.Base(os.Args[0]) {
 	case "kbs", "kanbus":
 		os.Exit(fakekbs.Main())
+	case "samemind":
+		os.Exit(fakesamemind.Main())
 	case "nowhook":
 		if len(os.Args) > 1 && os.Args[1] == "reminder" {
 			os.Exit(Run(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
@@ -62,7 +65,7 @@ func toolDir(t *testing.T, tools ...string) string {
 			target = name
 		}
 		switch target {
-		case "kbs", "kanbus", "nowhook", "nowhook-reminder", "blocked-hook":
+		case "kbs", "kanbus", "nowhook", "nowhook-reminder", "blocked-hook", "samemind":
 			if renamed {
 				t.Fatalf("toolDir: rename the role, not the test binary: %q", tool)
 			}

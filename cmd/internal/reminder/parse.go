@@ -42,6 +42,12 @@ type payload struct {
 	// window, when both are integers.
 	inputTokens, contextLimit       int64
 	hasInputTokens, hasContextLimit bool
+	// What the rules source reads (rules.go): Factory Droid's session
+	// before the compaction, and the user's messages that OpenCode's
+	// plugin hands over.
+	previousSessionID string
+	userMessages      []string
+	hasUserMessages   bool
 }
 
 type parser struct {
@@ -118,6 +124,11 @@ func parsePayload(b []byte) (pl payload, ok bool) {
 			return p.intField(&pl.inputTokens, &pl.hasInputTokens)
 		case "context_limit":
 			return p.intField(&pl.contextLimit, &pl.hasContextLimit)
+		case "previous_session_id":
+			return p.stringField(&pl.previousSessionID)
+		case "user_messages":
+			pl.userMessages, pl.hasUserMessages = nil, p.peek() == '['
+			return p.texts(&pl.userMessages)
 		}
 		return p.skip(1)
 	})

@@ -95,16 +95,17 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer guard(cfg.budget, log)()
 	wd, _ := os.Getwd()
 	o := options{
-		budget: cfg.budget,
-		stdin:  stdin,
-		getenv: os.Getenv,
-		wd:     wd,
-		stop:   stop,
-		log:    log,
-		at:     cfg.at,
-		refire: cfg.refire,
-		window: cfg.window,
-		script: cfg.script,
+		budget:  cfg.budget,
+		stdin:   stdin,
+		getenv:  os.Getenv,
+		wd:      wd,
+		stop:    stop,
+		log:     log,
+		at:      cfg.at,
+		refire:  cfg.refire,
+		window:  cfg.window,
+		script:  cfg.script,
+		sources: cfg.sources,
 	}
 	var out []byte
 	switch cfg.mode {
@@ -214,6 +215,7 @@ type config struct {
 	at, refire int
 	window     int64
 	script     string // --script: the wrapper that runs this hook
+	sources    sourceSet
 }
 
 func parseFlags(args []string, log logger) (cfg config, help bool) {
@@ -228,12 +230,18 @@ func parseFlags(args []string, log logger) (cfg config, help bool) {
 	refire := fs.Int("refire", DefaultRefire, "")
 	window := fs.Int64("window", 0, "")
 	script := fs.String("script", "", "")
+	sources := fs.String("sources", DefaultSources, "")
 	err := fs.Parse(args)
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
 		log.printf("ignoring arguments: %v", err)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var bad []string
+	cfg.sources, bad = parseSources(*sources)
+	if len(bad) > 0 {
+		log.printf("--sources: %s unknown (known: %s), left out", strings.Join(bad, ", "), strings.Join(SourceNames(), ", "))
+	}
 	switch n := btoi(*checkpoint) + btoi(*hint) + btoi(*gemini) + btoi(*kimi); {
 	case n > 1:
 		log.printf("--checkpoint, --hint, --gemini-turn and --kimi exclude each other: printing nothing")
@@ -366,6 +374,8 @@ type options struct {
 	// script is the wrapper that runs this hook (--script "$0"), "" when
 	// it does not say: the defer rule never defers a wrapper to itself.
 	script string
+	// sources are the parts of the reminder (--sources; sources.go).
+	sources sourceSet
 	// catchUp, when set, replaces catchUpFor's wait for a transcript
 	// behind the hook (tests: the reply written meanwhile, or no wait).
 	catchUp func(stop <-chan os.Signal) (again bool, stopped os.Signal)
@@ -396,15 +406,11 @@ func remind(o options) []byte {
 	if !proceed || o.foreign(pl) || deferred(o.getenv, pl.cwd, o.wd, o.script, o.log) {
 		return nil
 	}
-	dir := o.project(pl.cwd)
-	if dir == "" {
-		return nil
-	}
-	items, _, ok := o.inProgress(dir, deadline, false)
+	dir, ok := o.kanbusProject(pl.cwd)
 	if !ok {
 		return nil
 	}
-	return format(items)
+	return o.fromSources(dir, pl.cwd, pl.sourcePayload(), deadline)
 }
 
 // inProgress runs the Kanbus CLI in dir for the work in progress, with

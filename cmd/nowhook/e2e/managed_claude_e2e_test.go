@@ -163,7 +163,7 @@ const managedCommand = `s=` + managedScript + `; [ ! -x "$s" ] || exec "$s"`
 // /usr/local/libexec/nowhook, as a managed install would place it.
 func managedWrapper(t *testing.T, libexec string) {
 	t.Helper()
-	writeFile(t, filepath.Join(libexec, filepath.Base(managedScript)), templates.RenderWrapper(5*time.Second), 0o755)
+	writeFile(t, filepath.Join(libexec, filepath.Base(managedScript)), templates.RenderWrapper(5*time.Second, ""), 0o755)
 }
 
 // TestClaudeManagedReminder: with nowhook's wrapper in

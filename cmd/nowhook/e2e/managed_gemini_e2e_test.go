@@ -79,7 +79,7 @@ func TestGeminiManagedReminder(t *testing.T) {
 	defer cancel()
 	g := newGeminiManaged(t, kbsFixture)
 	script := filepath.Join(nowhookLibexec, "kanbus-gemini-turn.sh")
-	writeFile(t, filepath.Join(g.libexec, filepath.Base(script)), templates.RenderGeminiTurn(5*time.Second), 0o755)
+	writeFile(t, filepath.Join(g.libexec, filepath.Base(script)), templates.RenderGeminiTurn(5*time.Second, ""), 0o755)
 	writeFile(t, filepath.Join(g.etc, "settings.json"), geminiHooks(nil, "BeforeModel", script), 0o644)
 	m := newGeminiMultiMock(t, 2, 0)
 	res := g.run(t, ctx, m)

@@ -79,6 +79,9 @@ type Options struct {
 	// CheckpointAt is the share of the context window, in percent, at
 	// which the checkpoint fires (setup --checkpoint-at).
 	CheckpointAt int
+	// Sources are the reminder's sources, comma-separated in printing
+	// order (setup --sources); "" is the default, the board alone.
+	Sources string
 }
 
 // DefaultCheckpointAt is the checkpoint's threshold without --checkpoint-at.
@@ -281,6 +284,19 @@ func CheckpointIn(content []byte) (at int, ok bool) {
 	at, err := strconv.Atoi(string(m[1]))
 	return at, err == nil
 }
+
+// SourcesIn reads the reminder's sources from a wrapper or turn script
+// nowhook wrote (--sources LIST); ok is false for one that names none
+// (a wrapper of template v5 or older: the board alone).
+func SourcesIn(content []byte) (sources string, ok bool) {
+	m := sourcesRE.FindSubmatch(content)
+	if m == nil {
+		return "", false
+	}
+	return string(m[1]), true
+}
+
+var sourcesRE = regexp.MustCompile(`(?m)^\s*(?:run |exec )?nowhook(?:-| )reminder --timeout \S+ --sources ([a-z,]+) `)
 
 var checkpointAtRE = regexp.MustCompile(`(?m)^\s*(?:exec )?nowhook(?:-| )reminder --checkpoint --at (\d+) `)
 

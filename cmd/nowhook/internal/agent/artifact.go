@@ -187,7 +187,12 @@ func (b *Block) Apply(cur []byte, o Options) (Edit, error) {
 	if o.Force {
 		merge = generate.ReplaceBlock
 	}
-	next, err := merge(b.File, cur, b.Block)
+	blk := b.Block
+	if blk.Name == onDemand.Name {
+		// It also teaches samemind handoff where samemind is a source.
+		blk.Body = templates.OnDemandBody(o.Sources)
+	}
+	next, err := merge(b.File, cur, blk)
 	if newer := (*generate.NewerError)(nil); errors.As(err, &newer) {
 		return Edit{Next: cur, Note: fmt.Sprintf("%v; left it alone (upgrade nowhook).", newer)}, nil
 	}
@@ -252,7 +257,7 @@ func onDemandOnly() []Artifact { return []Artifact{OnDemandBlock, KanbusAgentsBl
 
 // wrapper is the reminder wrapper script at path.
 func wrapper(path string) *Script {
-	return &Script{File: path, Body: func(o Options) string { return templates.RenderWrapper(o.Budget) }, Reminder: true}
+	return &Script{File: path, Body: func(o Options) string { return templates.RenderWrapper(o.Budget, o.Sources) }, Reminder: true}
 }
 
 // checkpointScript is the checkpoint script at path, and hintScript the

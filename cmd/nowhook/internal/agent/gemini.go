@@ -95,7 +95,7 @@ var (
 		},
 	}
 	geminiTurn = &Script{File: GeminiTurnScript, Reminder: true,
-		Body: func(o Options) string { return templates.RenderGeminiTurn(o.Budget) }}
+		Body: func(o Options) string { return templates.RenderGeminiTurn(o.Budget, o.Sources) }}
 )
 
 var gemini = &Agent{

@@ -74,7 +74,7 @@ func newGate(t *testing.T) *gate {
 	if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(script, []byte(templates.RenderGeminiTurn(5*time.Second)), 0o755); err != nil {
+	if err := os.WriteFile(script, []byte(templates.RenderGeminiTurn(5*time.Second, "")), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(g.dir, "bin")

@@ -30,6 +30,9 @@ type Installed struct {
 	// none says).
 	Checkpoint   bool
 	CheckpointAt int
+	// Sources are the reminder's sources its wrapper was rendered with
+	// ("" when no script of the agent's names them).
+	Sources string
 }
 
 // InstalledIn reads what nowhook installed for the agent in root. inUse
@@ -44,6 +47,11 @@ func (a *Agent) InstalledIn(root string, inUse bool) Installed {
 	for _, art := range a.Owned() {
 		if b, ok := read(art.Path()); ok && art.Present(b) {
 			in.Present[art] = true
+			if s, isScript := art.(*Script); isScript && in.Sources == "" {
+				if src, ok := SourcesIn(b); ok && s.Reminder {
+					in.Sources = src
+				}
+			}
 		}
 	}
 	for _, art := range a.Checkpoint {

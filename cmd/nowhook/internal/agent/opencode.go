@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -103,10 +104,15 @@ func opencodeInstructions(f Files) []string {
 	return out
 }
 
-// renderOpenCodePlugin fills in the time the plugin gives the wrapper: the
-// hook budget plus the margin the other agents' hook timeouts have.
+// renderOpenCodePlugin fills in the time the plugin gives the wrapper (the
+// hook budget plus the margin the other agents' hook timeouts have), and
+// whether it hands the user's messages over (rules among the sources).
 func renderOpenCodePlugin(o Options) string {
-	return strings.ReplaceAll(templates.OpenCodePlugin, "@LIMIT_SECONDS@", strconv.Itoa(generate.HookTimeout(o.Budget)))
+	rules := "false"
+	if slices.Contains(strings.Split(o.Sources, ","), "rules") {
+		rules = "true"
+	}
+	return strings.NewReplacer("@LIMIT_SECONDS@", strconv.Itoa(generate.HookTimeout(o.Budget)), "@RULES@", rules).Replace(templates.OpenCodePlugin)
 }
 
 var opencode = &Agent{

@@ -183,7 +183,7 @@ func agentChecks(p *agentpkg.Agent) []check {
 }
 
 // sharedChecks concern every agent, after the agents' own.
-var sharedChecks = []check{noAgentCheck, subFolderCheck, agentsMDCheck, contributingMDCheck, kanbusConfigCheck, kanbusCLICheck, kanbusQueryCheck, liveCheck, runtimeCheck, nowhookCheck}
+var sharedChecks = []check{noAgentCheck, subFolderCheck, agentsMDCheck, contributingMDCheck, kanbusConfigCheck, kanbusCLICheck, kanbusQueryCheck, sourcesCheck, sourceCheck("rules"), sourceCheck("git"), sourceCheck("samemind"), liveCheck, runtimeCheck, nowhookCheck}
 
 // Run runs every check and returns the findings in table order.
 func Run(ctx context.Context, o Options) Report {

@@ -107,7 +107,7 @@ func (r *repo) install(agent string, budget time.Duration) {
 		r.t.Fatal(err)
 	}
 	r.write(schema.Path, string(b), 0o644)
-	r.write(script, string(generate.Script(templates.RenderWrapper(budget), templates.Version)), 0o755)
+	r.write(script, string(generate.Script(templates.RenderWrapper(budget, ""), templates.Version)), 0o755)
 	md, err := generate.MergeBlock("AGENTS.md", r.read("AGENTS.md"), generate.Block{Name: agentpkg.OnDemandBlock.Block.Name, Version: templates.Version, Body: templates.OnDemand})
 	if err != nil {
 		r.t.Fatal(err)
@@ -479,7 +479,7 @@ func TestCodexTrustRecorded(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := newRepo(t)
 			r.write(".codex/hooks.json", string(hooks), 0o644)
-			r.write(agentpkg.CodexScript, string(generate.Script(templates.RenderWrapper(time.Second), templates.Version)), 0o755)
+			r.write(agentpkg.CodexScript, string(generate.Script(templates.RenderWrapper(time.Second, ""), templates.Version)), 0o755)
 			if c.config != "" {
 				r.write(filepath.Join(r.home, ".codex", "config.toml"), strings.ReplaceAll(c.config, "$REPO", r.root), 0o600)
 			}
@@ -622,7 +622,7 @@ func TestScriptVersions(t *testing.T) {
 	} {
 		r := newRepo(t)
 		r.install("claude", time.Second)
-		r.write(agentpkg.ClaudeScript, string(generate.Script(templates.RenderWrapper(time.Second), c.version)), 0o755)
+		r.write(agentpkg.ClaudeScript, string(generate.Script(templates.RenderWrapper(time.Second, ""), c.version)), 0o755)
 		d := newDoctor(Options{Root: r.root, Env: r.env})
 		d.scan()
 		f := expectOne(t, d.run(scriptCheck, agentNamed(t, d, "claude"), "claude.script"), "claude.script", Warn, fmt.Sprintf("template v%d, %s v%d", c.version, c.want, templates.Version))

@@ -691,7 +691,11 @@ func (d *doctor) judge(job *liveJob, r liveRun, yours *liveRun, items int) verdi
 	v.judgeExit(r, yours)
 	v.judgeProcesses(job, r)
 	v.judgeOutput(job, r, items)
-	if r.scenario.fake != "" && res.exit == 0 {
+	switch {
+	case r.scenario.fake == "" || res.exit != 0:
+	case !d.kanbusSource(job.a):
+		v.note(OK, "kbs not called: kanbus is not among the reminder's sources")
+	default:
 		v.judgeCalls(job, r, d.kanbus.Config != "")
 	}
 	v.text += ", " + strings.Join(v.notes, ", ")

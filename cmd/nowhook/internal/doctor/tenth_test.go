@@ -24,7 +24,7 @@ func tenthAgent() *agentpkg.Agent {
 	hook := &agentpkg.HookEntry{File: settings, Script: script, Hook: func(o agentpkg.Options) generate.Hook {
 		return generate.CompactGroup(`"$TENTH_PROJECT_DIR"/`+script, script, o.Budget)
 	}}
-	wrapper := &agentpkg.Script{File: script, Reminder: true, Body: func(o agentpkg.Options) string { return templates.RenderWrapper(o.Budget) }}
+	wrapper := &agentpkg.Script{File: script, Reminder: true, Body: func(o agentpkg.Options) string { return templates.RenderWrapper(o.Budget, o.Sources) }}
 	compact := &agentpkg.Block{File: "TENTH.md", Block: generate.Block{Name: "compact-instructions", Version: templates.Version, Body: templates.CompactInstructions, Heading: "Compact Instructions"}}
 	return &agentpkg.Agent{
 		Name:    "tenth",
