@@ -175,8 +175,8 @@ func checkNotQuotedBack(t *testing.T, body []byte) {
 	}
 }
 
-// TestSourcesRetentionClaude: Claude Code, /compact twice.
-func TestSourcesRetentionClaude(t *testing.T) {
+// TestClaudeSourcesRetention: Claude Code, /compact twice.
+func TestClaudeSourcesRetention(t *testing.T) {
 	bin := findClient(t, "CLAUDE_BIN", "claude")
 	for _, v := range retentionRuns(t) {
 		t.Run(v.name, func(t *testing.T) {
@@ -196,8 +196,8 @@ func TestSourcesRetentionClaude(t *testing.T) {
 	}
 }
 
-// TestSourcesRetentionQwen: Qwen Code, /compress twice.
-func TestSourcesRetentionQwen(t *testing.T) {
+// TestQwenSourcesRetention: Qwen Code, /compress twice.
+func TestQwenSourcesRetention(t *testing.T) {
 	bin := findClient(t, "QWEN_BIN", "qwen")
 	for _, v := range retentionRuns(t) {
 		t.Run(v.name, func(t *testing.T) {
@@ -217,9 +217,9 @@ func TestSourcesRetentionQwen(t *testing.T) {
 	}
 }
 
-// TestSourcesRetentionCodex: Codex CLI's app-server, thread/compact/start
+// TestCodexSourcesRetention: Codex CLI's app-server, thread/compact/start
 // twice (its /compact).
-func TestSourcesRetentionCodex(t *testing.T) {
+func TestCodexSourcesRetention(t *testing.T) {
 	bin := findClient(t, "CODEX_BIN", "codex")
 	for _, v := range retentionRuns(t) {
 		t.Run(v.name, func(t *testing.T) {
@@ -262,9 +262,9 @@ func TestSourcesRetentionCodex(t *testing.T) {
 	}
 }
 
-// TestSourcesRetentionOpencode: OpenCode's server, /summarize twice (its
+// TestOpencodeSourcesRetention: OpenCode's server, /summarize twice (its
 // /compact); the plugin hands the session's user messages to the wrapper.
-func TestSourcesRetentionOpencode(t *testing.T) {
+func TestOpencodeSourcesRetention(t *testing.T) {
 	bin := findClient(t, "OPENCODE_BIN", "opencode")
 	for _, v := range retentionRuns(t) {
 		t.Run(v.name, func(t *testing.T) {
@@ -300,11 +300,11 @@ func chatRecorded(reqs []*chatRequest) []recordedRequest {
 	return out
 }
 
-// TestSourcesRetentionDroid: Factory Droid's JSON-RPC, /compact once (it
+// TestDroidSourcesRetention: Factory Droid's JSON-RPC, /compact once (it
 // moves the session to a new file; the words are read through the parent
 // session). With a second /compact in the same session the mock saw one
 // summary request in all (not analysed further).
-func TestSourcesRetentionDroid(t *testing.T) {
+func TestDroidSourcesRetention(t *testing.T) {
 	bin := findClient(t, "DROID_BIN", "droid")
 	for _, v := range retentionRuns(t) {
 		t.Run(v.name, func(t *testing.T) {
@@ -337,10 +337,10 @@ func TestSourcesRetentionDroid(t *testing.T) {
 	}
 }
 
-// TestSourcesRetentionGemini: Gemini CLI headless (gemini -p with the
+// TestGeminiSourcesRetention: Gemini CLI headless (gemini -p with the
 // first message), the mock forcing two compressions (gemini=reinject, the
 // BeforeModel hook).
-func TestSourcesRetentionGemini(t *testing.T) {
+func TestGeminiSourcesRetention(t *testing.T) {
 	bin := findClient(t, "GEMINI_BIN", "gemini")
 	for _, v := range retentionRuns(t) {
 		t.Run(v.name, func(t *testing.T) {
