@@ -2,11 +2,11 @@ package main
 
 import (
 	"bytes"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/shapes"
 )
 
 // benchCheckRepo is a repository with n start folders (packages, every
@@ -20,26 +20,8 @@ func benchCheckRepo(b *testing.B, n int) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	write := func(rel, content string) {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	write(".git/HEAD", "ref: refs/heads/main\n")
-	write(".kanbus.yml", "project_key: kbs\n")
-	write("AGENTS.md", "# Team rules\n\nRun make test before every commit.\n")
-	for i := range n {
-		dir := fmt.Sprintf("packages/pkg%02d", i)
-		write(dir+"/package.json", "{}\n")
-		if i%2 == 0 {
-			write(dir+"/CLAUDE.md", "# Package notes\n")
-		} else {
-			write(dir+"/AGENTS.md", "# Package rules\n")
-		}
+	if err := shapes.Monorepo(n).Write(root); err != nil {
+		b.Fatal(err)
 	}
 	if err := setupCmd([]string{"--yes", "--dir", root, "--agents", "claude,codex"}, stdio{in: strings.NewReader(""), out: &bytes.Buffer{}, err: &bytes.Buffer{}}); err != nil {
 		b.Fatal(err)

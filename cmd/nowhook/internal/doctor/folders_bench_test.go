@@ -11,6 +11,7 @@ import (
 
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/engine"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/shapes"
 )
 
 // benchRepo is a repository set up for Claude Code and Codex CLI (re-inject)
@@ -25,26 +26,8 @@ func benchRepo(b *testing.B, n int) (root string, env []string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	write := func(rel, content string) {
-		p := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	write(".git/HEAD", "ref: refs/heads/main\n")
-	write(".kanbus.yml", "project_key: kbs\n")
-	write("AGENTS.md", "# Team rules\n\nRun make test before every commit.\n")
-	for i := range n {
-		dir := fmt.Sprintf("packages/pkg%02d", i)
-		write(dir+"/package.json", "{}\n")
-		if i%2 == 0 {
-			write(dir+"/CLAUDE.md", "# Package notes\n\nUse the package's own linter.\n")
-		} else {
-			write(dir+"/AGENTS.md", "# Package rules\n\nKeep the API stable.\n")
-		}
+	if err := shapes.Monorepo(n).Write(root); err != nil {
+		b.Fatal(err)
 	}
 	var targets []engine.Target
 	for _, name := range []string{"claude", "codex"} {
