@@ -64,17 +64,11 @@ func runCodexManual(t *testing.T, mode kbsMode) codexManualRun {
 	run.firstTurn = a.runTurn(ctx, threadID, "hello")
 	run.kbsAfterFirst = s.kbsCalls(t)
 
-	from := len(a.snapshot())
-	a.call(ctx, "thread/compact/start", map[string]any{"threadId": threadID}, nil)
-	_, item := a.waitNote(ctx, from, "contextCompaction item/completed", func(n rpcNote) bool {
-		return n.Method == "item/completed" && decodeParams[itemParams](t, n).Item.Type == "contextCompaction"
-	})
-	run.compactTurn = decodeParams[itemParams](t, item).TurnID
+	run.compactTurn = a.compact(ctx, threadID)
 	if run.compactTurn == "" || run.compactTurn == run.firstTurn {
 		t.Fatalf("the contextCompaction item belongs to turn %q (the first turn is %q), not to a compaction turn of its own\n%s",
 			run.compactTurn, run.firstTurn, a.diagnostics())
 	}
-	a.waitTurnCompleted(ctx, from, run.compactTurn)
 	run.kbsAfterCompaction = s.kbsCalls(t)
 
 	run.nextTurn = a.runTurn(ctx, threadID, "What was I working on?")

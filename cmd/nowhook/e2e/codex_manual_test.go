@@ -400,6 +400,21 @@ func (a *appServer) waitTurnCompleted(ctx context.Context, from int, turnID stri
 	return i
 }
 
+// compact starts a manual compaction (thread/compact/start, Codex's
+// /compact), waits for its contextCompaction item and for its turn to
+// complete, and returns that turn's id.
+func (a *appServer) compact(ctx context.Context, threadID string) string {
+	a.t.Helper()
+	from := len(a.snapshot())
+	a.call(ctx, "thread/compact/start", map[string]any{"threadId": threadID}, nil)
+	_, item := a.waitNote(ctx, from, "contextCompaction item/completed", func(n rpcNote) bool {
+		return n.Method == "item/completed" && decodeParams[itemParams](a.t, n).Item.Type == "contextCompaction"
+	})
+	turn := decodeParams[itemParams](a.t, item).TurnID
+	a.waitTurnCompleted(ctx, from, turn)
+	return turn
+}
+
 // runTurn starts a turn with one text input and waits for it to complete;
 // it returns the turn's id.
 func (a *appServer) runTurn(ctx context.Context, threadID, text string) string {

@@ -242,19 +242,11 @@ func TestCodexSourcesRetention(t *testing.T) {
 			}
 			a.call(ctx, "thread/start", map[string]any{"cwd": s.repo, "approvalPolicy": "never", "sandbox": "read-only"}, &thread)
 			id := thread.Thread.ID
-			compact := func() {
-				from := len(a.snapshot())
-				a.call(ctx, "thread/compact/start", map[string]any{"threadId": id}, nil)
-				_, item := a.waitNote(ctx, from, "contextCompaction item/completed", func(n rpcNote) bool {
-					return n.Method == "item/completed" && decodeParams[itemParams](t, n).Item.Type == "contextCompaction"
-				})
-				a.waitTurnCompleted(ctx, from, decodeParams[itemParams](t, item).TurnID)
-			}
 			a.runTurn(ctx, id, retentionFirst)
 			a.runTurn(ctx, id, "List the files you would look at.")
-			compact()
+			a.compact(ctx, id)
 			a.runTurn(ctx, id, "What next?")
-			compact()
+			a.compact(ctx, id)
 			a.runTurn(ctx, id, "And now?")
 			a.close()
 			checkRetention(t, "codex", v.name, afterSummaries(t, m.Requests()), 2)
