@@ -40,19 +40,7 @@ func runClaudeSession(t *testing.T, ctx context.Context, bin string, env []strin
 	cmd := prepare(t, ctx, env, dir, bin, "-p",
 		"--input-format", "stream-json", "--output-format", "stream-json",
 		"--verbose", "--include-hook-events")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout, stderr := startPiped(t, cmd)
 	send := func(p string) {
 		b, _ := json.Marshal(map[string]any{"type": "user",
 			"message": map[string]any{"role": "user", "content": p}})
@@ -88,7 +76,7 @@ func runClaudeSession(t *testing.T, ctx context.Context, bin string, env []strin
 		}
 	})
 	io.Copy(io.Discard, stdout)
-	err = cmd.Wait()
+	err := cmd.Wait()
 	killGroup(cmd)
 	sess.stderr = stderr.String()
 	if scanErr != nil {

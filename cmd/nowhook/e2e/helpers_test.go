@@ -276,6 +276,26 @@ func prepare(t *testing.T, ctx context.Context, env []string, dir, name string, 
 	return cmd
 }
 
+// startPiped starts cmd with a pipe to its stdin and one from its stdout;
+// what it writes on stderr is kept in the builder it returns.
+func startPiped(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser, *strings.Builder) {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stdin, stdout, &stderr
+}
+
 // killGroup kills the command's process group, children included.
 func killGroup(cmd *exec.Cmd) error {
 	if cmd.Process == nil {

@@ -108,19 +108,7 @@ type kimiACP struct {
 func startKimiACP(t *testing.T, ctx context.Context, w *kimiWorld, dir string) *kimiACP {
 	t.Helper()
 	cmd := prepare(t, ctx, w.env(), dir, w.bin, "acp")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	in, out, stderr := startPiped(t, cmd)
 	a := &kimiACP{t: t, in: in, lines: make(chan map[string]any, 256)}
 	go func() {
 		defer close(a.lines)

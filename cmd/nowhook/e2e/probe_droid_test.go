@@ -84,19 +84,7 @@ func startDroidRPC(t *testing.T, ctx context.Context, bin string, env []string, 
 	t.Helper()
 	cmd := prepare(t, ctx, env, dir, bin, "exec", "--input-format", "stream-jsonrpc",
 		"--output-format", "stream-jsonrpc", "-m", "custom:mock-model")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout, stderr := startPiped(t, cmd)
 	d := &droidRPC{t: t, stdin: stdin, lines: make(chan map[string]any, 1024)}
 	go func() {
 		sc := bufio.NewScanner(stdout)

@@ -207,19 +207,7 @@ type qwenSession struct {
 func runQwenSession(t *testing.T, ctx context.Context, bin string, env []string, dir string, prompts []string, before func(i int)) qwenSession {
 	t.Helper()
 	cmd := prepare(t, ctx, env, dir, bin, "--input-format", "stream-json", "--output-format", "stream-json")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout, stderr := startPiped(t, cmd)
 	send := func(p string) {
 		b, _ := json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": p}})
 		if _, err := stdin.Write(append(b, '\n')); err != nil {
@@ -250,7 +238,7 @@ func runQwenSession(t *testing.T, ctx context.Context, bin string, env []string,
 		}
 	})
 	io.Copy(io.Discard, stdout)
-	err = cmd.Wait()
+	err := cmd.Wait()
 	killGroup(cmd)
 	sess.stderr = stderr.String()
 	if scanErr != nil {
