@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
 )
@@ -77,8 +79,8 @@ func geminiGateRow(v View, f *diag.HookFile, h diag.Handler, run bool) diag.Find
 		return diag.Finding{Path: f.Show,
 			Message: fmt.Sprintf("%s: the BeforeModel command sources %s, whose gate passes a request with no compression in bash alone (nowhook doctor runs it)", h.Where(), GeminiTurnScript)}
 	}
-	bash := lookPath("bash", v.Getenv("PATH"))
-	if bash == "" {
+	bash, ok := osutil.LookPath(v.Env(), "bash")
+	if !ok {
 		return diag.Finding{Severity: diag.Error, Path: f.Show,
 			Message: fmt.Sprintf("%s: no bash on the PATH Gemini CLI gives its hooks, and Gemini CLI runs every hook with bash -c, so this one never runs", h.Where()), Fix: "install bash"}
 	}
@@ -112,6 +114,7 @@ func geminiGateProbe(v View, bash string) (quiet, compressed bool, err error) {
 	if err := os.WriteFile(filepath.Join(dir, "nowhook-reminder"), []byte(fake), 0o755); err != nil {
 		return false, false, err
 	}
+	cwd, _ := json.Marshal(v.Root())
 	run := func(messages string) (bool, error) {
 		os.Remove(mark)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -121,7 +124,7 @@ func geminiGateProbe(v View, bash string) (quiet, compressed bool, err error) {
 		cmd.Env = append(withoutKeys(v.Env(), "PATH", "XDG_STATE_HOME", "GEMINI_PROJECT_DIR", "GEMINI_SESSION_ID", "NOWHOOK_DEBUG"),
 			"PATH="+dir+string(os.PathListSeparator)+v.Getenv("PATH"), "XDG_STATE_HOME="+dir,
 			"GEMINI_PROJECT_DIR="+v.Root(), "GEMINI_SESSION_ID=nowhook-doctor")
-		cmd.Stdin = strings.NewReader(`{"session_id":"nowhook-doctor","cwd":` + jsonQuote(v.Root()) +
+		cmd.Stdin = strings.NewReader(`{"session_id":"nowhook-doctor","cwd":` + string(cwd) +
 			`,"hook_event_name":"BeforeModel","llm_request":{"model":"m","messages":[` + messages + `]}}`)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
@@ -138,20 +141,6 @@ func geminiGateProbe(v View, bash string) (quiet, compressed bool, err error) {
 	return
 }
 
-// lookPath finds name in the directories of path, "" when none has it.
-func lookPath(name, path string) string {
-	for _, d := range filepath.SplitList(path) {
-		if d == "" {
-			continue
-		}
-		p := filepath.Join(d, name)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p
-		}
-	}
-	return ""
-}
-
 // withoutKeys is env without the variables named.
 func withoutKeys(env []string, keys ...string) []string {
 	var out []string
@@ -166,23 +155,4 @@ func withoutKeys(env []string, keys ...string) []string {
 		}
 	}
 	return out
-}
-
-// jsonQuote is s as a JSON string.
-func jsonQuote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
