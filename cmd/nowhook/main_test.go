@@ -69,6 +69,11 @@ func TestScript(t *testing.T) {
 			env.Setenv("NOWHOOK_DEBUG", "")
 			env.Setenv("CLAUDE_PROJECT_DIR", "")
 			env.Setenv("KBS", "")
+			// doctor judges a fake kbs on its answer, however long the
+			// machine takes to start it; the scenarios about its quick
+			// wait of 500ms clear this (and may restore $QUICK_WAIT).
+			env.Setenv("QUICK_WAIT", "10m")
+			env.Setenv(doctor.QuickWaitEnv, "10m")
 			return nil
 		},
 	})
