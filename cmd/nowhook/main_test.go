@@ -69,6 +69,7 @@ func TestScript(t *testing.T) {
 			env.Setenv("NOWHOOK_DEBUG", "")
 			env.Setenv("CLAUDE_PROJECT_DIR", "")
 			env.Setenv("KBS", "")
+			setAgentsEnv(env)
 			return nil
 		},
 	})
