@@ -66,10 +66,10 @@ func TestScript(t *testing.T) {
 			env.Setenv("CODEX_HOME", filepath.Join(home, ".codex"))
 			env.Setenv("KANBUS_FIXTURES", fixtures)
 			env.Setenv("REMINDERS", reminders)
+			setAgentsEnv(env)
 			env.Setenv("NOWHOOK_DEBUG", "")
 			env.Setenv("CLAUDE_PROJECT_DIR", "")
 			env.Setenv("KBS", "")
-			setAgentsEnv(env)
 			return nil
 		},
 	})
