@@ -66,6 +66,7 @@ func TestScript(t *testing.T) {
 			env.Setenv("CODEX_HOME", filepath.Join(home, ".codex"))
 			env.Setenv("KANBUS_FIXTURES", fixtures)
 			env.Setenv("REMINDERS", reminders)
+			setAgentsEnv(env)
 			env.Setenv("NOWHOOK_DEBUG", "")
 			env.Setenv("CLAUDE_PROJECT_DIR", "")
 			env.Setenv("KBS", "")

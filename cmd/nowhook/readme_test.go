@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -10,15 +11,131 @@ import (
 	"github.com/nowhook/nowhook/templates"
 )
 
-// TestREADMEMatrix keeps the README's platform matrix equal to the table
-// that setup and doctor read.
+// The README's agent matrix is the text between these two lines, each a
+// whole line of README.md; scripts/readme-matrix.sh writes agent.Matrix()
+// there.
+const (
+	matrixBegin = "<!-- agent-matrix:begin"
+	matrixEnd   = "<!-- agent-matrix:end -->"
+)
+
+// matrixCommand is the command that rewrites the README's agent matrix.
+const matrixCommand = "sh scripts/readme-matrix.sh"
+
+var writeReadme = flag.Bool("write-readme", false, "write agent.Matrix() into README.md between its agent-matrix lines ("+matrixCommand+" passes it)")
+
+// TestREADMEMatrix keeps the README's agent matrix equal to the table that
+// setup and doctor read; with -write-readme (scripts/readme-matrix.sh) it
+// writes the table there instead. The writer is this test because only
+// code under cmd/nowhook may import the agent table.
 func TestREADMEMatrix(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	const path = "../../README.md"
+	readme, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(readme), agent.Matrix()) {
-		t.Errorf("README.md's platform matrix differs from agent.Matrix(); replace it with:\n%s", agent.Matrix())
+	next, err := spliceMatrix(string(readme), agent.Matrix())
+	if err != nil {
+		t.Fatalf("README.md: %v", err)
+	}
+	if next == string(readme) {
+		return
+	}
+	if *writeReadme {
+		if err := os.WriteFile(path, []byte(next), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("README.md: the agent matrix is rewritten from agent.Matrix()")
+		return
+	}
+	t.Errorf("README.md's agent matrix is stale; to write agent.Matrix() there, run: %s\n(%s)", matrixCommand, firstDifference(string(readme), next))
+}
+
+// spliceMatrix returns readme with the lines between its agent-matrix
+// lines replaced by matrix, or an error naming the line that is missing.
+func spliceMatrix(readme, matrix string) (string, error) {
+	lines := strings.SplitAfter(readme, "\n")
+	begin, end := -1, -1
+	for i, line := range lines {
+		switch {
+		case strings.HasPrefix(line, matrixBegin):
+			if begin >= 0 {
+				return "", fmt.Errorf("line %d: a second %q line; keep one", i+1, matrixBegin)
+			}
+			begin = i
+		case strings.TrimRight(line, "\n") == matrixEnd && begin >= 0 && end < 0:
+			end = i
+		}
+	}
+	if begin < 0 {
+		return "", fmt.Errorf("no line starting with %q, after which the agent matrix goes (then run %s)", matrixBegin, matrixCommand)
+	}
+	if end < 0 {
+		return "", fmt.Errorf("line %d starts the agent matrix, but no %q line below it ends it", begin+1, matrixEnd)
+	}
+	return strings.Join(lines[:begin+1], "") + matrix + strings.Join(lines[end:], ""), nil
+}
+
+// firstDifference names the first line where have and want differ, for
+// a stale README.
+func firstDifference(have, want string) string {
+	h, w := strings.Split(have, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(h) && i < len(w); i++ {
+		if h[i] != w[i] {
+			return fmt.Sprintf("line %d is %q, agent.Matrix() makes it %q", i+1, h[i], w[i])
+		}
+	}
+	if len(h) < len(w) {
+		return fmt.Sprintf("agent.Matrix() adds line %d, %q", len(h)+1, w[len(h)])
+	}
+	return fmt.Sprintf("line %d, %q, is not in agent.Matrix()", len(w)+1, h[len(w)])
+}
+
+// TestSpliceMatrix: the matrix replaces what lies between the two lines
+// and nothing else, a second run changes nothing, and a README without
+// the lines is an error that says what to add.
+func TestSpliceMatrix(t *testing.T) {
+	readme := "# x\n\n" + matrixBegin + " note -->\n| old |\n| rows |\n" + matrixEnd + "\nafter\n"
+	want := "# x\n\n" + matrixBegin + " note -->\n| new |\n" + matrixEnd + "\nafter\n"
+	got, err := spliceMatrix(readme, "| new |\n")
+	if err != nil || got != want {
+		t.Fatalf("spliceMatrix = %q, %v; want %q", got, err, want)
+	}
+	if again, err := spliceMatrix(got, "| new |\n"); err != nil || again != got {
+		t.Errorf("a second splice changes the README: %q, %v", again, err)
+	}
+	if d := firstDifference(readme, got); !strings.Contains(d, `line 4 is "| old |", agent.Matrix() makes it "| new |"`) {
+		t.Errorf("firstDifference = %q", d)
+	}
+	for _, bad := range []string{"# x\n| old |\n", "# x\n" + matrixBegin + " -->\n| old |\n", matrixBegin + " -->\n" + matrixBegin + " -->\n" + matrixEnd + "\n"} {
+		if _, err := spliceMatrix(bad, "| new |\n"); err == nil || !strings.Contains(err.Error(), "agent-matrix") {
+			t.Errorf("spliceMatrix(%q): error %v, want one naming the agent-matrix line", bad, err)
+		}
+	}
+}
+
+// TestPlatformsSections: every agent in the table has its section in
+// docs/platforms.md, a "## " heading with its title (outside code
+// blocks), where its platform facts and how they were known are written.
+func TestPlatformsSections(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/platforms.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	headings := map[string]bool{}
+	fence := false
+	for _, line := range strings.Split(string(doc), "\n") {
+		if strings.HasPrefix(line, "```") {
+			fence = !fence
+		}
+		if !fence && strings.HasPrefix(line, "## ") {
+			headings[strings.TrimSpace(line)] = true
+		}
+	}
+	for _, a := range agent.All {
+		if want := "## " + a.Title; !headings[want] {
+			t.Errorf("docs/platforms.md has no section for agent %s: add a %q heading with its platform facts", a.Name, want)
+		}
 	}
 }
 

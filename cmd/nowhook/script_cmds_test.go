@@ -25,6 +25,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"gone":      cmdGone,
 	"user-hook": cmdUserHook,
 	"hold-lock": cmdHoldLock,
+	"answers":   cmdAnswers,
 }
 
 // heldLocks are the writer locks hold-lock took, by path.

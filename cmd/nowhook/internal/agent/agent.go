@@ -39,7 +39,11 @@
 // its Compact Instructions and, for a checkpoint, Doctor.Transcript; the
 // line adds it to All. Setup, remove, the wizard, the README's matrix and
 // doctor's whole list of checks follow; doctor's TestTenthAgent builds
-// such a row in a test file and shows it.
+// such a row in a test file and shows it. What is left is its "## Title"
+// section in docs/platforms.md (TestPlatformsSections names a missing
+// one) and `sh scripts/readme-matrix.sh`, which writes the new matrix
+// into README.md (TestREADMEMatrix fails until it runs); the scenarios
+// take the list and number of agents from All.
 package agent
 
 import (
@@ -411,8 +415,9 @@ func Markers() []string {
 	return m
 }
 
-// Matrix renders the agent table as a Markdown table, for the README (a
-// test keeps the README's copy equal to it).
+// Matrix renders the agent table as a Markdown table, for the README:
+// scripts/readme-matrix.sh writes it there, and TestREADMEMatrix fails
+// when the README's copy differs.
 func Matrix() string {
 	var b strings.Builder
 	b.WriteString("| agent | `--agents` name | modes (default first) | re-inject after compaction | files nowhook writes (default mode) | session started in a sub-folder | facts from |\n")
