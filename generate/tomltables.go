@@ -49,6 +49,9 @@ func (t TOMLTables) Merge(current []byte) ([]byte, error) {
 	}
 	if t.Check != nil {
 		if ferr := t.Check(doc); ferr != nil {
+			if ferr.Path == "" {
+				ferr.Path = t.Path
+			}
 			return nil, ferr
 		}
 	}

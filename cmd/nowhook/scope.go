@@ -68,7 +68,7 @@ func setupUser(o setupOptions, io stdio) error {
 	case !o.agentsSet:
 		return usageError("--scope user writes your own agent settings, which every session on this machine reads: name the agents with --agents (%s)", strings.Join(userNames(), ", "))
 	}
-	choices, err := agent.ParseAgents(o.agents)
+	choices, err := agent.ParseUserAgents(o.agents)
 	if err != nil {
 		return refused(err)
 	}
