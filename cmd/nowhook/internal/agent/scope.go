@@ -214,6 +214,8 @@ func (a *Agent) SubFolderGap() string {
 // sub-folder of the repository.
 func (a *Agent) SubFolderCell() string {
 	switch {
+	case a.Scope.Loads == "" && a.Scope.User != nil:
+		return "re-injects with `setup --scope user --agents " + a.Name + "`: " + a.Title + " loads hooks only from the user's own settings, wherever a session starts"
 	case a.Scope.Loads == "":
 		return "nothing to re-inject (on demand only)"
 	case a.Scope.SubFolders:
