@@ -68,7 +68,7 @@ func setupUser(o setupOptions, io stdio) error {
 	case !o.agentsSet:
 		return usageError("--scope user writes your own agent settings, which every session on this machine reads: name the agents with --agents (%s)", strings.Join(userNames(), ", "))
 	}
-	choices, err := agent.ParseAgents(o.agents)
+	choices, err := agent.ParseUserAgents(o.agents)
 	if err != nil {
 		return refused(err)
 	}
@@ -185,7 +185,11 @@ func (u userRun) run(io stdio) error {
 		if u.verb == "remove" {
 			return ""
 		}
-		return "user scope: every " + t.Agent.Title + " session on this machine, started in any folder of a Kanbus project, gets the reminder after compaction (where the project's own nowhook hook runs too, this one prints nothing)"
+		line := "user scope: every " + t.Agent.Title + " session on this machine, started in any folder of a Kanbus project, gets the reminder after compaction"
+		if len(t.Agent.Scope.User.Defer) == 0 {
+			return line // no project hook to step aside for (Kimi Code loads none)
+		}
+		return line + " (where the project's own nowhook hook runs too, this one prints nothing)"
 	})
 	pl.WriteNotes(out)
 	return later

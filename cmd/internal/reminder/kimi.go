@@ -32,8 +32,12 @@ import (
 //
 // So the reminder reaches the first prompt after each compaction, once: a
 // crash or a failed compaction leaves only NAME.pending, which prints
-// nothing and is pruned with the other latches. Hooks run on every prompt:
-// the quiet path is one small payload and one stat.
+// nothing and is pruned with the other latches. A NAME.ready that no
+// prompt took within kimiMarkerMaxAge (a session closed right after its
+// compaction, or killed) has expired: the prompt that finds it removes it
+// and prints nothing, so a session resumed days later gets no reminder of
+// a compaction it no longer knows of. Hooks run on every prompt: the quiet
+// path is one small payload and one stat.
 
 // kimiMarkers is the folder of --kimi's markers under nowhook's state.
 const kimiMarkers = "kimi"
@@ -41,6 +45,12 @@ const kimiMarkers = "kimi"
 // eventPostCompact is Kimi Code's event after a compaction was applied
 // (PreCompact and UserPromptSubmit are named with the checkpoint's).
 const eventPostCompact = "PostCompact"
+
+// kimiMarkerMaxAge is how long a compaction's ready marker waits for the
+// session's next prompt: a working day and a night, so that a session
+// compacted in the evening and continued the next morning gets its
+// reminder; an older one has expired.
+const kimiMarkerMaxAge = 24 * time.Hour
 
 // Marker suffixes: a compaction began, a compaction was applied.
 const (
@@ -89,12 +99,18 @@ func kimiTurn(o options) []byte {
 		return nil
 	}
 	ready := filepath.Join(dir, name+kimiReady)
-	if _, err := os.Lstat(ready); err != nil {
+	info, err := os.Lstat(ready)
+	if err != nil {
 		if _, perr := os.Lstat(filepath.Join(dir, name+kimiPending)); perr == nil {
 			o.log.printf("a compaction of this session began but has not been applied (it is still running, failed, or its PostCompact hook has not run yet): printing nothing")
 		} else {
 			o.log.printf("no compaction since the last reminder in this session: printing nothing")
 		}
+		return nil
+	}
+	if age := now.Sub(info.ModTime()); age > kimiMarkerMaxAge {
+		os.Remove(ready)
+		o.log.printf("the marker %s was set %s ago, longer than %s, so it has expired: removed it, printing nothing", ready, age.Round(time.Minute), kimiMarkerMaxAge)
 		return nil
 	}
 	// Rename is atomic: of two prompts racing, one takes the marker. The
@@ -136,6 +152,10 @@ func (o options) applyKimi(dir, name string, pl payload, now time.Time) {
 	err := os.Rename(pending, ready)
 	switch {
 	case err == nil:
+		// The ready marker's age counts from the compaction's end, not
+		// from a PreCompact that may be older (one whose PostCompact
+		// never ran).
+		os.Chtimes(ready, now, now)
 		o.log.printf("marker set: %s", ready)
 	case errors.Is(err, fs.ErrNotExist):
 		o.markKimi(dir, name, kimiReady, pl, now)

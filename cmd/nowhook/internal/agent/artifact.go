@@ -50,7 +50,9 @@ type Edit struct {
 	Backup bool
 }
 
-// HookEntry is our entry in an agent's JSON hook file.
+// HookEntry is our entry in an agent's JSON hook file, or, where TOML is
+// set, our tables in its TOML settings (Kimi Code's config.toml; File
+// then gives only the path).
 type HookEntry struct {
 	File generate.HookFile
 	// Hook is the entry for the options; its Ours recognises every
@@ -58,11 +60,24 @@ type HookEntry struct {
 	Hook func(Options) generate.Hook
 	// Script is the script the entry's command runs, relative to the root.
 	Script string
+	// TOML, if set, is our tables for the options, in place of Hook.
+	TOML func(Options) generate.TOMLTables
 }
 
 func (h *HookEntry) Path() string { return h.File.Path }
 
+// tables is TOML for the options, at the entry's path.
+func (h *HookEntry) tables(o Options) generate.TOMLTables {
+	t := h.TOML(o)
+	t.Path = h.File.Path
+	return t
+}
+
 func (h *HookEntry) Apply(cur []byte, o Options) (Edit, error) {
+	if h.TOML != nil {
+		next, err := h.tables(o).Merge(cur)
+		return Edit{Next: next}, err
+	}
 	next, err := h.File.MergeHook(cur, h.Hook(o))
 	if err != nil {
 		return Edit{}, err
@@ -71,6 +86,17 @@ func (h *HookEntry) Apply(cur []byte, o Options) (Edit, error) {
 }
 
 func (h *HookEntry) Remove(cur []byte, drop func(string) bool) (Edit, error) {
+	if h.TOML != nil {
+		next, n, empty, err := h.tables(Options{Budget: DefaultBudget}).Remove(cur)
+		if err != nil {
+			return Edit{}, err
+		}
+		e := Edit{Next: next, Empty: empty}
+		if n > 0 {
+			e.Done = "removed"
+		}
+		return e, nil
+	}
 	next, r, err := h.File.RemoveHook(cur, h.ours(), drop)
 	if err != nil {
 		return Edit{}, err
@@ -84,6 +110,9 @@ func (h *HookEntry) Remove(cur []byte, drop func(string) bool) (Edit, error) {
 }
 
 func (h *HookEntry) Present(cur []byte) bool {
+	if h.TOML != nil {
+		return h.tables(Options{Budget: DefaultBudget}).Present(cur)
+	}
 	_, r, err := h.File.RemoveHook(cur, h.ours(), func(string) bool { return false })
 	return err == nil && r.Handlers > 0
 }

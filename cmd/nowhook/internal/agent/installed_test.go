@@ -61,10 +61,11 @@ func TestUserInstalled(t *testing.T) {
 			t.Fatal(err)
 		}
 		h := a.UserHook(dir)
-		settings, err := h.File.MergeHook(nil, h.Hook(Options{Budget: DefaultBudget}))
+		e, err := h.Apply(nil, Options{Budget: DefaultBudget})
 		if err != nil {
 			t.Fatal(err)
 		}
+		settings := e.Next
 		write := func(path string, b []byte, mode os.FileMode) {
 			t.Helper()
 			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
+	"github.com/nowhook/nowhook/templates"
 )
 
 // Kimi Code CLI (docs/platforms.md#kimi-code-cli), measured on 2.1.0 (npm
@@ -32,11 +33,12 @@ import (
 // But Kimi Code loads hooks only from the user's config.toml
 // (${KIMI_CODE_HOME:-~/.kimi-code}/config.toml, [[hooks]] tables; no
 // project file, no include) and from user-installed plugins, and a
-// project install writes nothing outside the repository, so setup cannot
-// install them: the user adds KimiHooks to that file, and doctor's
-// kimi.hooks row checks it.
+// project install writes nothing outside the repository: so the re-inject
+// is the user scope's (setup --scope user --agents kimi: the three tables
+// merged into that file, running a wrapper beside it), for every Kimi
+// Code session on the machine, and the project scope stays on demand.
 
-const kimiReason = "Kimi Code CLI loads hooks only from your own ${KIMI_CODE_HOME:-~/.kimi-code}/config.toml, never from the repository, and a project install writes nothing outside the repository; the re-inject hooks nowhook's runtime has for it (reminder --kimi: measured on 2.1.0) go into that file by hand (docs/platforms.md#kimi-code-cli-re-inject-in-two-steps), and doctor's kimi.hooks row checks them"
+const kimiReason = "re-inject is set up once per machine, not per repository: Kimi Code CLI loads hooks only from your own ${KIMI_CODE_HOME:-~/.kimi-code}/config.toml, which a project install never writes; nowhook setup --scope user --agents kimi puts them there, for every Kimi Code CLI session on this machine (this repository's included), and the repository keeps the on-demand AGENTS.md block beside it"
 
 var kimi = &Agent{
 	Name:    "kimi",
@@ -47,10 +49,10 @@ var kimi = &Agent{
 			Artifacts: onDemandOnly()},
 	},
 	Refused: map[Mode]string{
-		Reinject: "setup cannot install Kimi Code CLI's re-inject: " + kimiReason,
+		Reinject: kimiReason,
 		Nudge:    "nudge is Cursor's pre-compaction message to the user; Kimi Code CLI shows its PreCompact hook's output to no one (2.1.0 drops it)",
 	},
-	Reinject: "not by setup: Kimi Code CLI 2.1.0 re-injects with three [[hooks]] tables (PreCompact, PostCompact, UserPromptSubmit, each running nowhook reminder --kimi) in your ~/.kimi-code/config.toml, the one file it loads hooks from: the reminder is in the first request after /compact, and after an automatic compaction in the next prompt's (measured); setup does not write that file",
+	Reinject: "yes, per machine: nowhook setup --scope user --agents kimi merges three [[hooks]] tables (PreCompact, PostCompact, UserPromptSubmit) into your ~/.kimi-code/config.toml, the one file Kimi Code CLI 2.1.0 loads hooks from: the reminder is in the first request after /compact, and after an automatic compaction in the next prompt's (measured); a project install stays on demand",
 	// .kimi-code/ holds a project's AGENTS.md, MCP servers and skills for
 	// Kimi Code CLI (its hooks live in the user's folder of that name).
 	Markers:  []string{".kimi-code"},
@@ -63,6 +65,134 @@ var kimi = &Agent{
 		},
 	},
 	Doctor: Doctor{Quirks: []Check{kimiHooksCheck}},
+	Scope: Scope{User: &UserScope{
+		Var: kimiVar, Default: kimiDefault,
+		Settings: generate.HookFile{Path: "config.toml", Agent: "Kimi Code CLI", Event: "PreCompact, PostCompact and UserPromptSubmit"},
+		Script:   kimiScript,
+		Tables:   kimiTables,
+		Wrapper:  kimiWrapper,
+		Check:    &kimiHooksCheck,
+	}},
+}
+
+// Kimi Code's user folder, the variable that moves it, and the wrapper's
+// path there.
+const (
+	kimiVar     = "KIMI_CODE_HOME"
+	kimiDefault = "~/.kimi-code"
+	kimiScript  = "hooks/nowhook-kimi.sh"
+)
+
+// kimiUserOurs recognises the user-scope command (the wrapper in the user
+// folder, however the command spells the way there).
+func kimiUserOurs(command string) bool {
+	u := UserScope{Var: kimiVar, Default: kimiDefault, Script: kimiScript}
+	return u.Ours(command)
+}
+
+// kimiHookOurs recognises nowhook's tables: the user scope's, and the
+// ones docs/platforms.md gave to write by hand (KimiHooks), which setup
+// upgrades in place.
+func kimiHookOurs(command string) bool { return kimiUserOurs(command) || kimiOurs(command) }
+
+// kimiTables are the user scope's tables, each running command (the
+// wrapper); timeout is in seconds there (at most 600), the budget plus
+// 5 s as everywhere.
+func kimiTables(command string, o Options) generate.TOMLTables {
+	t := generate.TOMLTables{Agent: "Kimi Code CLI", Array: "hooks", Comment: kimiComment, Ours: kimiHookOurs, Check: kimiLoadable}
+	for _, e := range kimiEvents {
+		t.Tables = append(t.Tables, generate.Ordered{{Key: "event", Value: e}, {Key: "command", Value: command}, {Key: "timeout", Value: generate.HookTimeout(o.Budget)}})
+	}
+	return t
+}
+
+// kimiComment is the line before nowhook's tables.
+const kimiComment = "# nowhook: the Kanbus work in progress back at the first prompt after each compaction"
+
+// kimiWrapper is the user scope's wrapper, which the three tables run: the
+// runtime's --kimi, with the budget and the sources setup was given.
+func kimiWrapper(o Options) string {
+	sources := o.Sources
+	if sources == "" {
+		sources = templates.DefaultSources
+	}
+	return strings.NewReplacer("@TIMEOUT@", o.Budget.String(), "@SOURCES@", sources).Replace(kimiWrapperBody)
+}
+
+const kimiWrapperBody = `#!/bin/sh
+# Kanbus work-in-progress reminder for Kimi Code CLI's PreCompact,
+# PostCompact and UserPromptSubmit hooks, for every session on this
+# machine, written by nowhook setup --scope user
+# (https://github.com/nowhook/nowhook). PreCompact and PostCompact mark a
+# compaction of the session; the next prompt's UserPromptSubmit takes the
+# mark and prints the reminder, which Kimi Code CLI adds to that prompt's
+# request. Every other prompt prints nothing and starts no kbs. It always
+# exits 0. Without nowhook on PATH it prints nothing: it runs at every
+# prompt, so it has no python3 fallback. The reminder's sources (nowhook
+# setup --sources):
+# @SOURCES@
+# NOWHOOK_DEBUG=1 explains on stderr why nothing was printed.
+
+# run COMMAND... runs the runtime as a child and exits 0 whatever becomes
+# of it. Go gets one processor (GOMAXPROCS=1: it starts faster so), and
+# kbs the agent's own setting.
+run() {
+	NOWHOOK_GOMAXPROCS=${GOMAXPROCS-none} GOMAXPROCS=1
+	export NOWHOOK_GOMAXPROCS GOMAXPROCS
+	"$@"
+	exit 0
+}
+if command -v nowhook-reminder >/dev/null 2>&1; then
+	run nowhook-reminder --timeout @TIMEOUT@ --sources @SOURCES@ --kimi
+fi
+if command -v nowhook >/dev/null 2>&1; then
+	run nowhook reminder --timeout @TIMEOUT@ --sources @SOURCES@ --kimi
+fi
+exit 0
+`
+
+// kimiLoadable refuses a config.toml whose hooks section Kimi Code CLI
+// ignores whole (one table of someone else's it rejects): nowhook's tables
+// there would never run.
+func kimiLoadable(doc map[string]any) *generate.FileError {
+	tables, ok := kimiHookTables(doc)
+	if !ok {
+		return &generate.FileError{Problem: "hooks is not a list of [[hooks]] tables", Consequence: "Kimi Code CLI ignores the whole hooks section, so nowhook's tables there would never run; nothing was written", Fix: "correct hooks, then run nowhook setup --scope user --agents kimi again"}
+	}
+	for i, t := range tables {
+		h, ok := t.(map[string]any)
+		why := "is not a table"
+		if ok {
+			if cmd, _ := h["command"].(string); kimiHookOurs(cmd) {
+				continue
+			}
+			why = kimiBadHook(h)
+		}
+		if why != "" {
+			return &generate.FileError{Problem: fmt.Sprintf("[[hooks]] #%d %s", i+1, why),
+				Consequence: "Kimi Code CLI then ignores the whole hooks section, every hook in it, so nowhook's tables there would never run; nothing was written",
+				Fix:         "correct that table, then run nowhook setup --scope user --agents kimi again"}
+		}
+	}
+	return nil
+}
+
+// kimiHookTables are the [[hooks]] tables of a decoded config.toml; false
+// when hooks is something else.
+func kimiHookTables(doc map[string]any) ([]any, bool) {
+	switch h := doc["hooks"].(type) {
+	case nil:
+		return nil, true
+	case []any:
+		return h, true
+	case []map[string]any:
+		var tables []any
+		for _, t := range h {
+			tables = append(tables, t)
+		}
+		return tables, true
+	}
+	return nil, false
 }
 
 // kimiEvents are the events of the two-step re-inject, each with its own
@@ -111,17 +241,19 @@ func kimiOurs(command string) bool {
 	return strings.Contains(command, "--kimi") && (strings.Contains(command, "nowhook reminder") || strings.Contains(command, "nowhook-reminder"))
 }
 
-// kimiHooksCheck is doctor's kimi.hooks row: whether the user's
-// config.toml holds the re-inject hooks, whole and loadable.
+// kimiHooksCheck is doctor's kimi.hooks row (and doctor --scope user's
+// row for Kimi Code CLI): whether the user's config.toml holds the
+// re-inject tables, whole and loadable, and the wrapper the user scope's
+// tables run.
 var kimiHooksCheck = Check{Name: "hooks", Run: func(v View) []diag.Finding {
 	file := kimiConfig(v)
 	show := v.Show(file)
-	fix := "append the [[hooks]] tables of docs/platforms.md#kimi-code-cli-re-inject-in-two-steps to " + show
+	fix := "nowhook setup --scope user --agents kimi"
 	b, err := diag.ReadBounded(file)
 	switch {
 	case os.IsNotExist(err):
 		return []diag.Finding{{Severity: diag.Info, Path: show,
-			Message: show + " does not exist, so Kimi Code CLI runs no hook of nowhook's and the work comes back only on demand (AGENTS.md); it re-injects with three [[hooks]] tables there, which setup does not write",
+			Message: show + " does not exist, so Kimi Code CLI runs no hook of nowhook's and the work comes back only on demand (AGENTS.md); it re-injects with three [[hooks]] tables there, which the user scope's setup writes",
 			Fix:     fix}}
 	case err != nil:
 		return []diag.Finding{{Severity: diag.Warn, Path: show,
@@ -133,21 +265,14 @@ var kimiHooksCheck = Check{Name: "hooks", Run: func(v View) []diag.Finding {
 			Message: show + " is not valid TOML (" + oneLineErr(err) + "): Kimi Code CLI ignores the whole file, its models and hooks included",
 			Fix:     "correct " + show}}
 	}
-	var tables []any
-	switch h := doc["hooks"].(type) {
-	case nil:
-	case []any:
-		tables = h
-	case []map[string]any:
-		for _, t := range h {
-			tables = append(tables, t)
-		}
-	default:
+	tables, ok := kimiHookTables(doc)
+	if !ok {
 		return []diag.Finding{{Severity: diag.Error, Path: show,
 			Message: show + ": hooks is not a list of [[hooks]] tables: Kimi Code CLI ignores the whole hooks section",
 			Fix:     "correct " + show}}
 	}
 	var ours, invalid, narrowed []string
+	wrapped := false // a table of the user scope's runs the wrapper
 	for i, t := range tables {
 		h, ok := t.(map[string]any)
 		why := "is not a table"
@@ -158,11 +283,12 @@ var kimiHooksCheck = Check{Name: "hooks", Run: func(v View) []diag.Finding {
 			invalid = append(invalid, fmt.Sprintf("[[hooks]] #%d %s", i+1, why))
 			continue
 		}
-		if cmd, _ := h["command"].(string); kimiOurs(cmd) {
+		if cmd, _ := h["command"].(string); kimiHookOurs(cmd) {
 			if m, _ := h["matcher"].(string); m != "" {
 				narrowed = append(narrowed, fmt.Sprintf("nowhook's %s hook (#%d) has matcher %q, so it runs only where that pattern matches", h["event"], i+1, m))
 			}
 			ours = append(ours, h["event"].(string))
+			wrapped = wrapped || kimiUserOurs(cmd)
 		}
 	}
 	if len(invalid) > 0 {
@@ -179,22 +305,31 @@ var kimiHooksCheck = Check{Name: "hooks", Run: func(v View) []diag.Finding {
 	switch {
 	case len(ours) == 0:
 		return []diag.Finding{{Severity: diag.Info, Path: show,
-			Message: show + " has no re-inject hook of nowhook's, so the work comes back only on demand (AGENTS.md); Kimi Code CLI re-injects with three [[hooks]] tables there, which setup does not write",
+			Message: show + " has no re-inject hook of nowhook's, so the work comes back only on demand (AGENTS.md); Kimi Code CLI re-injects with three [[hooks]] tables there, which the user scope's setup writes",
 			Fix:     fix}}
 	case len(narrowed) > 0:
 		return []diag.Finding{{Severity: diag.Warn, Path: show, Message: show + ": " + strings.Join(narrowed, "; "),
-			Fix: "drop the matcher from nowhook's tables in " + show}}
+			Fix: fix + " (it drops the matcher from nowhook's tables)"}}
 	case slices.Contains(missing, "PostCompact") || slices.Contains(missing, "UserPromptSubmit"):
 		return []diag.Finding{{Severity: diag.Warn, Path: show,
 			Message: show + " lacks nowhook's " + strings.Join(missing, " and ") + " hook, so the reminder never comes: PostCompact marks a compaction applied and UserPromptSubmit delivers it",
 			Fix:     fix}}
-	case len(missing) > 0:
+	}
+	if wrapped {
+		script := filepath.Join(filepath.Dir(file), filepath.FromSlash(kimiScript))
+		if info, err := os.Stat(script); err != nil || !info.Mode().IsRegular() || info.Mode()&0o111 == 0 {
+			return []diag.Finding{{Severity: diag.Error, Path: v.Show(script),
+				Message: v.Show(script) + " is missing or not executable: nowhook's tables in " + show + " run it and exit 0 without it, so Kimi Code CLI gets no reminder",
+				Fix:     fix}}
+		}
+	}
+	if len(missing) > 0 {
 		return []diag.Finding{{Severity: diag.Info, Path: show,
 			Message: show + " has nowhook's PostCompact and UserPromptSubmit hooks but not its PreCompact one; they re-inject without it, whose mark only tells a compaction still under way from none (NOWHOOK_DEBUG)",
 			Fix:     fix}}
 	}
 	return []diag.Finding{{Path: show,
-		Message: show + " has nowhook's PreCompact, PostCompact and UserPromptSubmit hooks: the reminder comes in the first request after a /compact, and after an automatic compaction with the next prompt (measured on 2.1.0)"}}
+		Message: show + " has nowhook's PreCompact, PostCompact and UserPromptSubmit hooks: the reminder comes in the first request after a /compact, and after an automatic compaction with the next prompt (measured on 2.1.0), in every Kimi Code CLI session on this machine"}}
 }}
 
 // kimiBadHook says why Kimi Code CLI 2.1.0 rejects a [[hooks]] table, or

@@ -53,6 +53,14 @@ type UserScope struct {
 	// Guard, if set, is an artifact that refuses a settings file the
 	// agent cannot load, before the hook is merged into it.
 	Guard func(path string) Artifact
+	// Tables, if set, is the hook entry of a TOML settings file (Kimi
+	// Code's config.toml; Settings then gives its path alone): our tables
+	// there, each running command. Wrapper, if set, is the wrapper's body
+	// in place of the reminder wrapper's; Check, if set, is doctor --scope
+	// user's row in place of its checks of a JSON hook file.
+	Tables  func(command string, o Options) generate.TOMLTables
+	Wrapper func(Options) string
+	Check   *Check
 }
 
 // DeferVar is the variable the user-scope command hands the runtime: the
@@ -93,22 +101,27 @@ func (u *UserScope) Folder(getenv func(string) string, home string) (string, err
 }
 
 // Command is the user-scope hook's command: it names the project files to
-// defer to, then runs the wrapper in the user folder, as the variable
-// gives it when the hook runs; it exits 0 when the wrapper is missing.
+// defer to (if the agent has project hooks), then runs the wrapper in the
+// user folder, as the variable gives it when the hook runs; it exits 0
+// when the wrapper is missing.
 func (u *UserScope) Command() string {
 	def := "$HOME/" + strings.TrimPrefix(u.Default, "~/")
-	return DeferVar + "=" + strings.Join(u.Defer, ":") + "; export " + DeferVar +
-		`; s="${` + u.Var + ":-" + def + "}/" + u.Script + `"; [ ! -x "$s" ] || exec "$s"`
+	run := `s="${` + u.Var + ":-" + def + "}/" + u.Script + `"; [ ! -x "$s" ] || exec "$s"`
+	if len(u.Defer) == 0 {
+		return run
+	}
+	return DeferVar + "=" + strings.Join(u.Defer, ":") + "; export " + DeferVar + "; " + run
 }
 
 // Ours recognises the user-scope command, in any spelling that names the
-// defer variable and runs the wrapper in the user folder as the command
-// names it ("${CLAUDE_CONFIG_DIR:-$HOME/.claude}", or with ~): a script of
-// that name in another folder is the user's own.
+// defer variable (if the agent has project hooks to defer to) and runs
+// the wrapper in the user folder as the command names it
+// ("${CLAUDE_CONFIG_DIR:-$HOME/.claude}", or with ~): a script of that
+// name in another folder is the user's own.
 func (u *UserScope) Ours(command string) bool {
 	home := "$HOME/" + strings.TrimPrefix(u.Default, "~/")
 	dirs := []string{"${" + u.Var + ":-" + home + "}", u.Dir()}
-	return strings.Contains(command, DeferVar+"=") && generate.RunsScriptIn(dirs, u.Script)(command)
+	return (len(u.Defer) == 0 || strings.Contains(command, DeferVar+"=")) && generate.RunsScriptIn(dirs, u.Script)(command)
 }
 
 // Artifacts are the user-scope install in folder dir, with absolute
@@ -126,7 +139,15 @@ func (u *UserScope) Artifacts(dir string) []Artifact {
 		h.Ours = u.Ours
 		return h
 	}}
-	return append(arts, hook, wrapper(script))
+	w := wrapper(script)
+	if u.Tables != nil {
+		hook.TOML = func(o Options) generate.TOMLTables { return u.Tables(u.Command(), o) }
+		hook.Hook = func(Options) generate.Hook { return generate.Hook{Ours: u.Tables(u.Command(), Options{}).Ours} }
+	}
+	if u.Wrapper != nil {
+		w.Body = u.Wrapper
+	}
+	return append(arts, hook, w)
 }
 
 // AtUserScope is the agent as setup --scope user and remove --scope user
@@ -143,6 +164,30 @@ func (a *Agent) AtUserScope(dir string) *Agent {
 		Hooks:   a.Hooks,
 		Scope:   a.Scope,
 	}
+}
+
+// ParseUserAgents parses --agents for setup --scope user: an agent named
+// without a mode, or with reinject, stands for its user-scope hook, whatever
+// its project default (Kimi Code's is on demand: a project install cannot
+// reach the one file it loads hooks from). Another mode is kept for the
+// caller to refuse.
+func ParseUserAgents(list string) ([]Choice, error) {
+	var plain []string
+	user := map[string]bool{}
+	for _, item := range strings.Split(list, ",") {
+		name, mode, hasMode := strings.Cut(strings.TrimSpace(item), "=")
+		if a, ok := Lookup(name); ok && a.Scope.User != nil && (!hasMode || Mode(mode) == Reinject) {
+			item, user[name] = name, true
+		}
+		plain = append(plain, item)
+	}
+	choices, err := ParseAgents(strings.Join(plain, ","))
+	for i, c := range choices {
+		if user[c.Agent.Name] {
+			choices[i].Mode = Reinject
+		}
+	}
+	return choices, err
 }
 
 // UserHook is the hook entry of the user-scope install in folder dir.
@@ -169,6 +214,8 @@ func (a *Agent) SubFolderGap() string {
 // sub-folder of the repository.
 func (a *Agent) SubFolderCell() string {
 	switch {
+	case a.Scope.Loads == "" && a.Scope.User != nil:
+		return "re-injects with `setup --scope user --agents " + a.Name + "`: " + a.Title + " loads hooks only from the user's own settings, wherever a session starts"
 	case a.Scope.Loads == "":
 		return "nothing to re-inject (on demand only)"
 	case a.Scope.SubFolders:

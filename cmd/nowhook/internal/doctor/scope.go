@@ -149,6 +149,10 @@ func (d *doctor) userChecks(ctx context.Context, a *agent) []check {
 	if err != nil {
 		return []check{done(name, Finding{Severity: Error, Message: err.Error()})}
 	}
+	if c := p.Scope.User.Check; c != nil {
+		// The agent's own row: its settings are not a JSON hook file.
+		return []check{checkFunc{name + "." + c.Name, quirk{*c}.Run}}
+	}
 	entry := p.UserHook(dir)
 	file, script := entry.File.Path, entry.Script
 	setup := func(extra ...string) string { return d.setupFix(name, extra...) }
