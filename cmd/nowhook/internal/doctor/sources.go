@@ -120,7 +120,6 @@ func (d *doctor) noteFinding() Finding {
 	return Finding{Message: "samemind's pre-compact note is appended to " + path + " before each compaction in Claude Code (remove leaves the notes written: they are the knowledge base's)"}
 }
 
-
 // noteSpecs are the agent's hook entries of samemind's pre-compact note
 // (setup --sources samemind=note) with our handlers of them: entries of
 // ours, which print nothing (ourSpec).
