@@ -75,7 +75,7 @@ var OnDemandSamemind string
 // OnDemandBody is the kbs-now block's body for the reminder's sources.
 func OnDemandBody(sources string) string {
 	for _, s := range strings.Split(sources, ",") {
-		if strings.TrimSpace(s) == "samemind" {
+		if s = strings.TrimSpace(s); s == "samemind" || strings.HasPrefix(s, "samemind=") {
 			return OnDemand + OnDemandSamemind
 		}
 	}
@@ -131,6 +131,17 @@ func orDefaultSources(s string) string {
 // percentage of the context window) and budget filled in.
 func RenderCheckpoint(at int, budget time.Duration) string {
 	return strings.NewReplacer("@AT@", strconv.Itoa(at), "@TIMEOUT@", budget.String()).Replace(Checkpoint)
+}
+
+// SamemindNote is the script of Claude Code's PreCompact hook that appends
+// samemind's pre-compact note to its inbox (setup --sources samemind=note).
+//
+//go:embed samemind-note.sh
+var SamemindNote string
+
+// RenderSamemindNote returns the samemind-note script with its budget.
+func RenderSamemindNote(budget time.Duration) string {
+	return strings.NewReplacer("@TIMEOUT@", budget.String()).Replace(SamemindNote)
 }
 
 // RenderSummaryHint returns the summary-hint script with its budget.

@@ -119,6 +119,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		out = geminiTurn(o)
 	case modeKimi: // Kimi Code's PreCompact, PostCompact and UserPromptSubmit hooks: kimi.go
 		out = kimiTurn(o)
+	case modeSamemindNote: // the pre-compaction hook of --sources samemind=note: samemind_note.go
+		out = samemindNote(o)
 	}
 	if len(out) > 0 {
 		// The agent may have stopped reading: a write error is not a crash.
@@ -135,6 +137,7 @@ const usage = `Usage: nowhook reminder [--timeout DURATION] [--script PATH]
        nowhook reminder --hint [--timeout DURATION]
        nowhook reminder --gemini-turn [--timeout DURATION]
        nowhook reminder --kimi [--timeout DURATION]
+       nowhook reminder --samemind-note [--timeout DURATION]
 
 Without a mode, prints the Kanbus work-in-progress reminder for an agent's
 SessionStart (compact) hook.
@@ -164,6 +167,12 @@ compression (nowhook reminder --gemini-turn --help says more).
 hooks: it prints the reminder at the first prompt after each compaction
 (nowhook reminder --kimi --help says more).
 
+--samemind-note is for the pre-compaction hook (Claude Code's PreCompact)
+of setup --sources samemind=note: it appends samemind's dated pre-compact
+note (the session, where it started, git's branch, HEAD and changed
+files) to $OKF_ROOT/inbox/mcp.md (OKF_ROOT defaults to ~/samemind, which
+must exist) and prints nothing.
+
 Every mode reads the hook payload from stdin, runs $KBS, kbs or kanbus
 with "now --json --list" under the budget, prints nothing on any failure,
 and always exits 0. Set NOWHOOK_DEBUG=1 to see why it printed nothing.
@@ -182,6 +191,7 @@ Flags:
   --hint               the summary hint for Claude Code's PreCompact hook
   --gemini-turn        the reminder in Gemini CLI's first request after a compression
   --kimi               the reminder at Kimi Code's first prompt after a compaction
+  --samemind-note      samemind's pre-compact note in $OKF_ROOT/inbox/mcp.md
 `
 
 // mode is what Run does.
@@ -193,6 +203,7 @@ const (
 	modeHint
 	modeGeminiTurn
 	modeKimi
+	modeSamemindNote
 	modeNone // conflicting flags: print nothing
 )
 
@@ -226,6 +237,7 @@ func parseFlags(args []string, log logger) (cfg config, help bool) {
 	hint := fs.Bool("hint", false, "")
 	gemini := fs.Bool("gemini-turn", false, "")
 	kimi := fs.Bool("kimi", false, "")
+	note := fs.Bool("samemind-note", false, "")
 	at := fs.Int("at", DefaultAt, "")
 	refire := fs.Int("refire", DefaultRefire, "")
 	window := fs.Int64("window", 0, "")
@@ -242,9 +254,9 @@ func parseFlags(args []string, log logger) (cfg config, help bool) {
 	if len(bad) > 0 {
 		log.printf("--sources: %s unknown (known: %s), left out", strings.Join(bad, ", "), strings.Join(SourceNames(), ", "))
 	}
-	switch n := btoi(*checkpoint) + btoi(*hint) + btoi(*gemini) + btoi(*kimi); {
+	switch n := btoi(*checkpoint) + btoi(*hint) + btoi(*gemini) + btoi(*kimi) + btoi(*note); {
 	case n > 1:
-		log.printf("--checkpoint, --hint, --gemini-turn and --kimi exclude each other: printing nothing")
+		log.printf("--checkpoint, --hint, --gemini-turn, --kimi and --samemind-note exclude each other: printing nothing")
 		cfg.mode = modeNone
 	case *checkpoint:
 		cfg.mode = modeCheckpoint
@@ -254,12 +266,14 @@ func parseFlags(args []string, log logger) (cfg config, help bool) {
 		cfg.mode = modeGeminiTurn
 	case *kimi:
 		cfg.mode = modeKimi
+	case *note:
+		cfg.mode = modeSamemindNote
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		return cfg, true
 	}
 	def := DefaultBudget
-	if cfg.mode == modeHint {
+	if cfg.mode == modeHint || cfg.mode == modeSamemindNote {
 		def = DefaultHintBudget
 	}
 	cfg.budget = *timeout

@@ -23,6 +23,12 @@ import (
 //   - git: branch, HEAD, changed files, ahead and behind, and where the
 //     session started, read fresh (gitfacts.go).
 //
+// samemind takes one option, samemind=note: besides the handoff after the
+// compaction, the pre-compaction hook appends samemind's dated
+// pre-compact note to its inbox (samemind_note.go). The option is opt-in
+// because the note is written into the user's knowledge base, outside the
+// repository.
+//
 // Each source fails on its own: one that fails, hangs or prints garbage is
 // left out and the others still print. They share one time budget (the
 // wrapper's --timeout) and one byte cap for the whole reminder, which fits
@@ -36,7 +42,23 @@ const (
 	srcSamemind
 	srcRules
 	srcGit
+	// srcNote: samemind=note, the pre-compact note in samemind's inbox
+	// (always with srcSamemind).
+	srcNote
 )
+
+// NoteOption is the option of samemind that writes the pre-compact note:
+// --sources samemind=note.
+const NoteOption = "samemind=note"
+
+// sourceOptions are the NAME=OPTION forms --sources accepts, each the
+// source it implies and the bits it sets.
+var sourceOptions = []struct {
+	name string
+	bit  sourceSet
+}{
+	{NoteOption, srcSamemind | srcNote},
+}
 
 // DefaultSources is what the hook prints without --sources.
 const DefaultSources = "kanbus"
@@ -54,7 +76,8 @@ var sourceNames = []struct {
 	{"git", srcGit},
 }
 
-// SourceNames lists the names --sources accepts, in printing order.
+// SourceNames lists the source names --sources accepts, in printing
+// order (samemind=note is an option of samemind: sourceOptions).
 func SourceNames() []string {
 	names := make([]string, len(sourceNames))
 	for i, s := range sourceNames {
@@ -81,6 +104,12 @@ func parseSources(list string) (set sourceSet, bad []string) {
 				found = true
 			}
 		}
+		for _, s := range sourceOptions {
+			if s.name == f {
+				set |= s.bit
+				found = true
+			}
+		}
 		if !found {
 			bad = append(bad, f)
 		}
@@ -91,12 +120,17 @@ func parseSources(list string) (set sourceSet, bad []string) {
 // has reports whether s holds every source of t.
 func (s sourceSet) has(t sourceSet) bool { return s&t == t }
 
-// String is the set as --sources takes it, in printing order.
+// String is the set as --sources takes it, in printing order, samemind
+// with its option where it has it.
 func (s sourceSet) String() string {
 	var names []string
 	for _, n := range sourceNames {
 		if s.has(n.bit) {
-			names = append(names, n.name)
+			name := n.name
+			if n.bit == srcSamemind && s.has(srcNote) {
+				name = NoteOption
+			}
+			names = append(names, name)
 		}
 	}
 	return strings.Join(names, ",")
@@ -362,7 +396,14 @@ func NormalSources(list string) (string, error) {
 	}
 	set, bad := parseSources(list)
 	if len(bad) > 0 {
-		return "", fmt.Errorf("--sources: unknown source %s: the sources are %s", strings.Join(bad, ", "), strings.Join(SourceNames(), ", "))
+		return "", fmt.Errorf("--sources: unknown source %s: the sources are %s (and %s, samemind with its pre-compact note)", strings.Join(bad, ", "), strings.Join(SourceNames(), ", "), NoteOption)
 	}
 	return set.String(), nil
+}
+
+// NoteChosen reports whether a --sources list chooses samemind's
+// pre-compact note (samemind=note).
+func NoteChosen(list string) bool {
+	set, _ := parseSources(list)
+	return set.has(srcNote)
 }

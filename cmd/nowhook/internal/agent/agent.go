@@ -139,6 +139,11 @@ type Agent struct {
 	// the context fills (and, where the agent has one, a summary hint);
 	// none for an agent without a hook that can add context mid-session.
 	Checkpoint []Artifact
+	// Note are the artifacts of samemind's pre-compact note (setup
+	// --sources samemind=note; samemind.go), kept in re-inject mode where
+	// the sources choose it; none for an agent whose pre-compaction hook
+	// does not run it.
+	Note []Artifact
 	// Scope is where the agent loads a project's hooks from, and its
 	// user-level install (setup --scope user), if any (scope.go).
 	Scope Scope
@@ -264,7 +269,7 @@ func (a *Agent) Owned() []Artifact {
 			}
 		}
 	}
-	for _, art := range a.Checkpoint {
+	for _, art := range append(a.Checkpoint[:len(a.Checkpoint):len(a.Checkpoint)], a.Note...) {
 		if !containsArtifact(out, art) {
 			out = append(out, art)
 		}
@@ -300,7 +305,7 @@ func SourcesIn(content []byte) (sources string, ok bool) {
 	return string(m[1]), true
 }
 
-var sourcesRE = regexp.MustCompile(`(?m)^\s*(?:run |exec )?nowhook(?:-| )reminder --timeout \S+ --sources ([a-z,]+) `)
+var sourcesRE = regexp.MustCompile(`(?m)^\s*(?:run |exec )?nowhook(?:-| )reminder --timeout \S+ --sources ([a-z,=]+) `)
 
 var checkpointAtRE = regexp.MustCompile(`(?m)^\s*(?:exec )?nowhook(?:-| )reminder --checkpoint --at (\d+) `)
 

@@ -205,6 +205,7 @@ var claude = &Agent{
 		Proved:     true,
 	},
 	Checkpoint: claudeCheckpoint,
+	Note:       claudeNote,
 	Scope:      claudeScope,
 }
 

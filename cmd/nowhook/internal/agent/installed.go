@@ -165,10 +165,16 @@ type Desire struct {
 
 // Desire is the desired state mode m ("" for nothing, as remove wants),
 // with the checkpoint or without.
-func (a *Agent) Desire(m Mode, checkpoint bool) Desire {
+func (a *Agent) Desire(m Mode, checkpoint bool) Desire { return a.DesireNote(m, checkpoint, false) }
+
+// DesireNote is Desire with samemind's pre-compact note chosen or not
+// (setup --sources samemind=note): its artifacts are kept in re-inject
+// mode where it is.
+func (a *Agent) DesireNote(m Mode, checkpoint, note bool) Desire {
 	var d Desire
 	for _, art := range a.Owned() {
-		keep := m != "" && (a.Wants(m, art) || (checkpoint && containsArtifact(a.Checkpoint, art)))
+		keep := m != "" && (a.Wants(m, art) || (checkpoint && containsArtifact(a.Checkpoint, art)) ||
+			(note && m == Reinject && containsArtifact(a.Note, art)))
 		d.Artifacts = append(d.Artifacts, Wanted{Artifact: art, Keep: keep})
 		if _, hook := art.(*HookEntry); keep && hook && a.Trust != nil && (art == a.Trust.Hook || containsArtifact(a.Checkpoint, art)) {
 			d.Trust = true

@@ -478,6 +478,13 @@ func (a *agent) ourSpec(h diag.Handler) *ourSpec {
 			}
 		}
 	}
+	for _, s := range a.noteSpecs() {
+		for _, o := range s.ours {
+			if o.File == h.File && o.At == h.At {
+				return s
+			}
+		}
+	}
 	return a.checkpointSpec(h)
 }
 

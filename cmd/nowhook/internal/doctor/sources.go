@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -49,6 +50,9 @@ var sourcesCheck = checkFunc{"sources", func(d *doctor, _ *agent) []Finding {
 			if list == reminder.DefaultSources {
 				what += " (the default; setup --sources adds rules, git, samemind)"
 			}
+			if reminder.NoteChosen(list) {
+				what += " (" + reminder.NoteOption + ": Claude Code's PreCompact hook also appends samemind's pre-compact note to its inbox)"
+			}
 			return []Finding{{Message: fmt.Sprintf("%s, for %s", what, strings.Join(who, ", "))}}
 		}
 	}
@@ -66,14 +70,18 @@ var sourcesCheck = checkFunc{"sources", func(d *doctor, _ *agent) []Finding {
 // it is among the sources.
 func sourceCheck(name string) checkFunc {
 	return checkFunc{"sources." + name, func(d *doctor, _ *agent) []Finding {
-		chosen := false
+		chosen, note := false, false
 		for list := range d.chosenSources() {
-			chosen = chosen || strings.Contains(","+list+",", ","+name+",")
+			chosen = chosen || strings.Contains(","+strings.ReplaceAll(list, reminder.NoteOption, "samemind")+",", ","+name+",")
+			note = note || reminder.NoteChosen(list)
 		}
 		if !chosen {
 			return nil
 		}
 		var out []Finding
+		if name == "samemind" && note {
+			out = append(out, d.noteFinding())
+		}
 		for _, c := range reminder.CheckSources(name, d.from, sourceProbeMax) {
 			f := Finding{Message: c.Detail}
 			if !c.Answered {
@@ -97,4 +105,30 @@ func sourceCheck(name string) checkFunc {
 func (d *doctor) kanbusSource(a *agent) bool {
 	list := a.p.InstalledIn(d.root, false).Sources
 	return list == "" || strings.Contains(","+list+",", ",kanbus,")
+}
+
+// noteFinding says where samemind's pre-compact note goes
+// (--sources samemind=note), and whether a note could be appended there
+// now, with this process's environment (the hook's is the agent's).
+func (d *doctor) noteFinding() Finding {
+	path, err := reminder.NoteTarget(os.Getenv)
+	if err != nil {
+		return Finding{Severity: Warn,
+			Message: "samemind's pre-compact note: " + err.Error() + ": no note is written before a compaction",
+			Fix:     "create the knowledge base samemind reads (or set OKF_ROOT to it) so that " + path + " can be appended to, or " + d.setupFix("", "--sources LIST") + " without " + reminder.NoteOption}
+	}
+	return Finding{Message: "samemind's pre-compact note is appended to " + path + " before each compaction in Claude Code (remove leaves the notes written: they are the knowledge base's)"}
+}
+
+// noteSpecs are the agent's hook entries of samemind's pre-compact note
+// (setup --sources samemind=note) with our handlers of them: entries of
+// ours, which print nothing (ourSpec).
+func (a *agent) noteSpecs() []*ourSpec {
+	var out []*ourSpec
+	for _, art := range a.p.Note {
+		if h, ok := art.(*agentpkg.HookEntry); ok {
+			out = append(out, a.spec("", h))
+		}
+	}
+	return out
 }

@@ -206,7 +206,7 @@ func (s *session) settle(spare map[string]bool) (readsDecision, *plan, error) {
 		next := map[agent.Artifact]bool{}
 		before, after := planFiles{p: scratch, before: true, rec: s.rec}, planFiles{p: scratch, rec: s.rec}
 		for _, t := range s.Targets {
-			for _, w := range t.desire().Artifacts {
+			for _, w := range s.desire(t).Artifacts {
 				if c, ok := w.Artifact.(agent.Conditional); ok && w.Keep && c.Needed(before, after) {
 					next[w.Artifact] = true
 				}

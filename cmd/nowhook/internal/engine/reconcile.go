@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
+	"github.com/nowhook/nowhook/cmd/internal/reminder"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 )
 
@@ -18,8 +19,12 @@ import (
 // where it does not (remove is the state of nothing). Agents that are not
 // targets are left as they are, and keep what they share (inuse.go).
 
-// desire is what the target's desired state makes of its artifacts.
-func (t Target) desire() agent.Desire { return t.Agent.Desire(t.Mode, t.Checkpoint) }
+// desire is what the target's desired state makes of its artifacts:
+// samemind's pre-compact note where the sources choose it, in project
+// scope.
+func (s *session) desire(t Target) agent.Desire {
+	return t.Agent.DesireNote(t.Mode, t.Checkpoint, !s.User && reminder.NoteChosen(s.Options.Sources))
+}
 
 // step is what the reconcile does to one artifact.
 type step struct {
@@ -103,7 +108,7 @@ func (s *session) planWith(p *plan, rec *record, d readsDecision) ([]*agentPlan,
 	r := &reconciler{s: s, p: p, rec: rec, spare: d.spare}
 	var plans []*agentPlan
 	for _, t := range s.Targets {
-		ap := &agentPlan{t: t, desire: t.desire(), kept: map[agent.Artifact]bool{}}
+		ap := &agentPlan{t: t, desire: s.desire(t), kept: map[agent.Artifact]bool{}}
 		if ap.desire.Trust && t.Agent.Trust.Preflight != nil {
 			if err := t.Agent.Trust.Preflight(p.root); err != nil {
 				return nil, err
