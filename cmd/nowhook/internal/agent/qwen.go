@@ -116,6 +116,23 @@ var qwenCheckpoint = []Artifact{
 	}},
 }
 
+// qwenStopProbe is the Stop payload of the checkpoint's live runs: Qwen
+// Code 0.24.4 puts the use in it (context_usage, context_limit,
+// input_tokens), so there is no transcript to write.
+var qwenStopProbe = &Transcript{
+	About:  "a Qwen Code Stop payload carrying the context use of a 200000-token window",
+	Window: qwenDefaultWindow,
+	Write:  func(int64) []byte { return nil },
+	Use: func(pl map[string]any, used int64) {
+		pl["stop_hook_active"], pl["last_assistant_message"] = false, "nowhook doctor"
+		pl["context_usage"], pl["context_limit"], pl["input_tokens"] = float64(used)/qwenDefaultWindow, qwenDefaultWindow, used
+	},
+}
+
+// qwenDefaultWindow is the window Qwen Code 0.24.4 gives a model it does
+// not know (measured: the Stop payload's context_limit).
+const qwenDefaultWindow = 200_000
+
 // qwenEvent is .qwen/settings.json with our entry under event.
 func qwenEvent(event string) generate.HookFile {
 	f := QwenSettings
@@ -176,7 +193,8 @@ var qwen = &Agent{
 		BlockMisses: map[string]string{
 			onDemand.Name: "Qwen Code learns `kbs now` only from AGENTS.md, which it skips when its context.fileName setting names other files",
 		},
-		Proved: true,
+		Transcript: qwenStopProbe,
+		Proved:     true,
 	},
 	Checkpoint: qwenCheckpoint,
 	Scope:      qwenScope,
