@@ -5,11 +5,12 @@
 # reports for the process and everything it waited for), and the wall
 # time's ratio to a bare `/bin/true` hook.
 #
-# Each run is what the agent does for a hook: `/bin/sh -c COMMAND`, the
-# command as `nowhook setup --yes --agents claude,codex --checkpoint`
-# writes it (BASE, a git revision, is built and set up the same way and
-# timed in the same rounds), with the event's payload on stdin, in a
-# project with .kanbus.yml and the fake kbs on PATH:
+# Each run is what the agent does for a hook: `/bin/sh -c COMMAND` (Qwen
+# Code: `/bin/bash -c COMMAND`), the command as `nowhook setup --yes
+# --agents claude,codex,qwen --checkpoint` writes it (BASE, a git
+# revision, is built and set up the same way and timed in the same
+# rounds), with the event's payload on stdin, in a project with
+# .kanbus.yml and the fake kbs on PATH:
 #   true                the bare hook: `true`, a shell builtin
 #   /bin/true           the cheapest hook that starts a program
 #   go start            `exec nowhook-reminder --help`, GOMAXPROCS=1: the
@@ -20,10 +21,18 @@
 #   latched (claude)    90%, already said: reads, finds the latch, nothing
 #   fires (claude)      90% with the latch cleared before each run: runs kbs
 #                       and prints the checkpoint (once per climb)
-#   below (qwen stop)   Qwen Code's Stop payload at 60% of its window: the
-#                       use is in the payload, no transcript (the cheap
-#                       signal), through the script at .qwen/hooks, as a
-#                       Qwen entry would run it (setup writes none yet)
+#   true (bash), /bin/true (bash)
+#                       the same two under bash, which Qwen Code runs
+#                       every hook with: the floor of a Qwen hook
+#   below (qwen gate)   Qwen Code's Stop payload (its keys in its order, a
+#                       2 KiB reply) at 60% of its window, with the Stop
+#                       command setup writes: it sources the script, whose
+#                       gate reads the use at the payload's end and exits
+#                       in bash, starting no program
+#   below (qwen, sh script)
+#                       the same payload through Claude Code's checkpoint
+#                       script, exec'd (the runtime reads the use from the
+#                       payload: no transcript, but sh and Go start)
 #   below (qwen, exec)  the same with the command exec'ing the runtime
 #                       itself, without the script's shell
 # Cases alternate in rounds, so that a busy machine weighs on all of them
@@ -68,12 +77,12 @@ build() {
 	ln -s "$out/nowhook" "$out/bin/nowhook"
 	ln -s "$work/fake" "$out/bin/kbs"
 	(cd "$out/proj" && env -i PATH="$out/bin:/usr/bin:/bin" HOME="$out/home" CODEX_HOME="$out/home/.codex" \
-		nowhook setup --yes --agents claude,codex --checkpoint >/dev/null)
-	# Qwen Code's checkpoint as a Qwen entry would run it: the script that
-	# Claude Code's runs, at 70% (Qwen Code compresses at 83.5%).
+		nowhook setup --yes --agents claude,codex,qwen --checkpoint >/dev/null)
+	# Qwen Code's checkpoint without the gate: the script that Claude
+	# Code's runs, at 70% (Qwen Code compresses at 83.5%), exec'd.
 	mkdir -p "$out/proj/.qwen/hooks"
-	sed 's/--at 85 /--at 70 /' "$out/proj/.claude/hooks/kanbus-checkpoint.sh" >"$out/proj/.qwen/hooks/kanbus-checkpoint.sh"
-	chmod 0755 "$out/proj/.qwen/hooks/kanbus-checkpoint.sh"
+	sed 's/--at 85 /--at 70 /' "$out/proj/.claude/hooks/kanbus-checkpoint.sh" >"$out/proj/.qwen/hooks/kanbus-checkpoint-sh.sh"
+	chmod 0755 "$out/proj/.qwen/hooks/kanbus-checkpoint-sh.sh"
 }
 
 # write_timer builds the timer.
@@ -97,6 +106,7 @@ import (
 
 type bench struct {
 	name, dir, cmd, transcript, event string
+	shell                             string // "" for /bin/sh
 	env                               []string
 	fires                             bool
 	start                             bool // the /bin/true row: the ratio's floor
@@ -112,28 +122,31 @@ func main() {
 	writeClaude(claude+".90", 900_000)
 	writeCodex(codex+".60", 57_000)
 	head := filepath.Join(work, "head")
-	qwen := `[ ! -x "$QWEN_PROJECT_DIR"/.qwen/hooks/kanbus-checkpoint.sh ] || exec "$QWEN_PROJECT_DIR"/.qwen/hooks/kanbus-checkpoint.sh`
+	qwenSh := `[ ! -x "$QWEN_PROJECT_DIR"/.qwen/hooks/kanbus-checkpoint-sh.sh ] || exec "$QWEN_PROJECT_DIR"/.qwen/hooks/kanbus-checkpoint-sh.sh`
 	set := func(tag, dir string) []*bench {
-		claudeCmd := command(filepath.Join(dir, "proj", ".claude", "settings.json"))
-		codexCmd := command(filepath.Join(dir, "proj", ".codex", "hooks.json"))
+		claudeCmd := command(filepath.Join(dir, "proj", ".claude", "settings.json"), "PostToolUse")
+		codexCmd := command(filepath.Join(dir, "proj", ".codex", "hooks.json"), "PostToolUse")
 		b := []*bench{
 			{name: "below (claude)" + tag, dir: dir, cmd: claudeCmd, transcript: claude + ".60", event: "PostToolUse"},
 			{name: "below (codex)" + tag, dir: dir, cmd: codexCmd, transcript: codex + ".60", event: "PostToolUse"},
 			{name: "latched (claude)" + tag, dir: dir, cmd: claudeCmd, transcript: claude + ".90", event: "PostToolUse"},
 			{name: "fires (claude)" + tag, dir: dir, cmd: claudeCmd, transcript: claude + ".90", event: "PostToolUse", fires: true},
 		}
-		if tag == "" { // BASE has no checkpoint for a Stop payload
-			b = append(b, &bench{name: "below (qwen stop)", dir: dir, cmd: qwen, event: "Stop"})
+		if tag == "" { // BASE wrote no Qwen Code checkpoint
+			b = append(b, &bench{name: "below (qwen gate)", dir: dir, cmd: command(filepath.Join(dir, "proj", ".qwen", "settings.json"), "Stop"), event: "Stop", shell: "/bin/bash"})
 		}
+		b = append(b, &bench{name: "below (qwen, sh script)" + tag, dir: dir, cmd: qwenSh, event: "Stop", shell: "/bin/bash"})
 		return b
 	}
 	cases := []*bench{
 		{name: "true", dir: head, cmd: "true"},
 		{name: "/bin/true", dir: head, cmd: "/bin/true", start: true},
+		{name: "true (bash)", dir: head, cmd: "true", shell: "/bin/bash"},
+		{name: "/bin/true (bash)", dir: head, cmd: "/bin/true", shell: "/bin/bash"},
 		{name: "go start", dir: head, cmd: "exec nowhook-reminder --help >/dev/null", env: []string{"GOMAXPROCS=1"}},
 	}
 	cases = append(cases, set("", head)...)
-	cases = append(cases, &bench{name: "below (qwen, exec)", dir: head, cmd: "exec nowhook-reminder --checkpoint --at 70 --timeout 5s", event: "Stop",
+	cases = append(cases, &bench{name: "below (qwen, exec)", dir: head, cmd: "exec nowhook-reminder --checkpoint --at 70 --timeout 5s", event: "Stop", shell: "/bin/bash",
 		env: []string{"GOMAXPROCS=1", "NOWHOOK_GOMAXPROCS=none"}})
 	if base != "" {
 		cases = append(cases, set(" "+base, filepath.Join(work, "base"))...)
@@ -155,7 +168,11 @@ func main() {
 			if c.fires {
 				os.RemoveAll(state) // re-armed, outside the timing
 			}
-			cmd := exec.Command("/bin/sh", "-c", c.cmd)
+			shell := c.shell
+			if shell == "" {
+				shell = "/bin/sh"
+			}
+			cmd := exec.Command(shell, "-c", c.cmd)
 			cmd.Dir = proj
 			cmd.Env = append([]string{"PATH=" + filepath.Join(c.dir, "bin") + ":/usr/bin:/bin", "HOME=" + filepath.Join(c.dir, "home"), "XDG_STATE_HOME=" + state,
 				"CLAUDE_PROJECT_DIR=" + proj, "QWEN_PROJECT_DIR=" + proj, "FAKE_KBS_PAYLOAD=" + filepath.Join(work, "basic.json")}, c.env...)
@@ -193,8 +210,8 @@ func main() {
 	fmt.Printf("(%d rounds, cases alternated in each; medians; transcripts %d and %d bytes)\n", runs, size(claude+".60"), size(codex+".60"))
 }
 
-// command is the command of the PostToolUse entry in the hook file at path.
-func command(path string) string {
+// command is the command of the event's entry in the hook file at path.
+func command(path, event string) string {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -203,11 +220,11 @@ func command(path string) string {
 	var f struct {
 		Hooks map[string][]struct{ Hooks []struct{ Command string } }
 	}
-	if err := json.Unmarshal(b, &f); err != nil || len(f.Hooks["PostToolUse"]) == 0 || len(f.Hooks["PostToolUse"][0].Hooks) == 0 {
-		fmt.Fprintf(os.Stderr, "%s: no PostToolUse command (%v)\n", path, err)
+	if err := json.Unmarshal(b, &f); err != nil || len(f.Hooks[event]) == 0 || len(f.Hooks[event][0].Hooks) == 0 {
+		fmt.Fprintf(os.Stderr, "%s: no %s command (%v)\n", path, event, err)
 		os.Exit(1)
 	}
-	return f.Hooks["PostToolUse"][0].Hooks[0].Command
+	return f.Hooks[event][0].Hooks[0].Command
 }
 
 func median(d []time.Duration) time.Duration {

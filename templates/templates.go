@@ -95,6 +95,21 @@ var OpenCodePlugin string
 //go:embed checkpoint.sh
 var Checkpoint string
 
+// QwenCheckpoint is the checkpoint script of Qwen Code's Stop hook
+// (setup --checkpoint), sourced by the hook's bash: its gate exits in
+// bash builtins where the payload's context use is below the threshold.
+// Line 1 is "#!/bin/sh".
+//
+//go:embed qwen-checkpoint.sh
+var QwenCheckpoint string
+
+// RenderQwenCheckpoint returns Qwen Code's checkpoint script with its
+// threshold and refire margin (percentages of the context window) and
+// budget filled in.
+func RenderQwenCheckpoint(at, refire int, budget time.Duration) string {
+	return strings.NewReplacer("@AT@", strconv.Itoa(at), "@REFIRE@", strconv.Itoa(refire), "@TIMEOUT@", budget.String()).Replace(QwenCheckpoint)
+}
+
 // SummaryHint is the script of Claude Code's PreCompact hook that gives the
 // summariser the in-progress issues (setup --checkpoint).
 //

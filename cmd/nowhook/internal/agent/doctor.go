@@ -115,6 +115,9 @@ type Transcript struct {
 	Write func(used int64) []byte
 	// Payload adds the agent's own keys to a hook payload, if any.
 	Payload func(pl map[string]any)
+	// Use adds the context use, used tokens, to a hook payload where the
+	// agent's payload carries it (Qwen Code's Stop), if it does.
+	Use func(pl map[string]any, used int64)
 }
 
 // ArgFor is the agent as --agents names it in a fix that must keep mode

@@ -14,8 +14,10 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
+	"github.com/nowhook/nowhook/cmd/internal/reminder"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
+	"github.com/nowhook/nowhook/templates"
 )
 
 // Qwen Code (docs/platforms.md#qwen-code): a SessionStart hook with
@@ -78,6 +80,66 @@ var (
 	qwenGuard = &qwenLoadable{file: QwenSettings.Path}
 )
 
+// Qwen Code's checkpoint (setup --checkpoint; docs/platforms.md,
+// "Checkpoint: reading the context use"): a Stop hook, which Qwen Code
+// 0.24.4 runs after each turn with the context use at the end of its
+// payload (context_limit, input_tokens). Its command sources the script
+// in the bash Qwen runs it with, and the script's gate exits in bash
+// builtins below the threshold (templates/qwen-checkpoint.sh); above it
+// the runtime prints the decision to block the stop with the checkpoint
+// as the reason, which Qwen sends the model as the turn's next message
+// (measured, TestQwenStopCheckpoint).
+const QwenCheckpointScript = ".qwen/hooks/kanbus-checkpoint.sh"
+
+// QwenCheckpointCommand is the Stop hook's command: it sources the script
+// where it is readable, and otherwise exits 0 and prints nothing.
+var QwenCheckpointCommand = geminiSource(`"$QWEN_PROJECT_DIR"/` + QwenCheckpointScript)
+
+// qwenCheckpointMax caps Qwen Code's threshold: Qwen compresses before a
+// request once the context reaches min(85% of the window, the window less
+// 33,000 tokens), 83.5% of the 200,000 it gives a model it does not know
+// (package: computeThresholds), so a checkpoint at --checkpoint-at's
+// default 85 would reach the model after that compression. At 70 it
+// comes with 27,000 tokens to spare (measured at 70: TestQwenStopCheckpoint).
+const qwenCheckpointMax = 70
+
+var qwenCheckpoint = []Artifact{
+	&HookEntry{File: qwenEvent("Stop"), Script: QwenCheckpointScript, Hook: func(o Options) generate.Hook {
+		return generate.Group("", QwenCheckpointCommand, QwenCheckpointScript, generate.HookTimeout(o.Budget))
+	}},
+	&Script{File: QwenCheckpointScript, Body: func(o Options) string {
+		at := o.CheckpointAt
+		if at == 0 {
+			at = DefaultCheckpointAt
+		}
+		return templates.RenderQwenCheckpoint(min(at, qwenCheckpointMax), reminder.DefaultRefire, o.Budget)
+	}},
+}
+
+// qwenStopProbe is the Stop payload of the checkpoint's live runs: Qwen
+// Code 0.24.4 puts the use in it (context_usage, context_limit,
+// input_tokens), so there is no transcript to write.
+var qwenStopProbe = &Transcript{
+	About:  "a Qwen Code Stop payload carrying the context use of a 200000-token window",
+	Window: qwenDefaultWindow,
+	Write:  func(int64) []byte { return nil },
+	Use: func(pl map[string]any, used int64) {
+		pl["stop_hook_active"], pl["last_assistant_message"] = false, "nowhook doctor"
+		pl["context_usage"], pl["context_limit"], pl["input_tokens"] = float64(used)/qwenDefaultWindow, qwenDefaultWindow, used
+	},
+}
+
+// qwenDefaultWindow is the window Qwen Code 0.24.4 gives a model it does
+// not know (measured: the Stop payload's context_limit).
+const qwenDefaultWindow = 200_000
+
+// qwenEvent is .qwen/settings.json with our entry under event.
+func qwenEvent(event string) generate.HookFile {
+	f := QwenSettings
+	f.Event = event
+	return f
+}
+
 const qwenNudge = "nudge is Cursor's pre-compaction message to the user; Qwen Code re-injects the reminder itself (use reinject or ondemand)"
 
 var qwen = &Agent{
@@ -131,9 +193,11 @@ var qwen = &Agent{
 		BlockMisses: map[string]string{
 			onDemand.Name: "Qwen Code learns `kbs now` only from AGENTS.md, which it skips when its context.fileName setting names other files",
 		},
-		Proved: true,
+		Transcript: qwenStopProbe,
+		Proved:     true,
 	},
-	Scope: qwenScope,
+	Checkpoint: qwenCheckpoint,
+	Scope:      qwenScope,
 }
 
 // qwenScope (measured on 0.24.4): like Claude Code, Qwen Code loads

@@ -405,6 +405,9 @@ func (checkpointCheck) Start(ctx context.Context, d *doctor, a *agent) {
 		if probe.Payload != nil {
 			probe.Payload(pl)
 		}
+		if probe.Use != nil && !hint {
+			probe.Use(pl, used)
+		}
 		payload, _ := json.Marshal(pl)
 		budget, ok := cpBudget(d.readScript(s.script))
 		if !ok {
@@ -665,6 +668,18 @@ func (d *doctor) judgeCheckpoint(a *agent, r cpProbe, at int) (Severity, string,
 			text += ", printed the checkpoint as additionalContext JSON without naming the ids of the fake kbs"
 		default:
 			text += ", printed the checkpoint as additionalContext JSON naming both ids"
+		}
+	case r.event == "Stop":
+		var v struct{ Decision, Reason string }
+		switch err := json.Unmarshal(out, &v); {
+		case err != nil || v.Decision != "block":
+			sev = max(sev, Warn)
+			text += fmt.Sprintf(", printed %s, not the decision to block the stop whose reason %s sends the model", preview(out), a.p.Title)
+		case !namesIDs(v.Reason):
+			sev = max(sev, Warn)
+			text += ", blocked the stop with a reason that does not name the ids of the fake kbs"
+		default:
+			text += ", blocked the stop with the checkpoint as its reason, naming both ids"
 		}
 	case (out[0] == '{' || out[0] == '[') && a.p.Hooks.JSONOutput:
 		sev = max(sev, Warn)

@@ -60,8 +60,9 @@ func TestEveryCheckpointHasAProbe(t *testing.T) {
 }
 
 // TestProbeTranscripts: the runtime reads doctor's synthetic transcripts
-// as doctor means them: the window doctor names, the checkpoint just above
-// the threshold, nothing just below.
+// (or the use a probe puts in the payload) as doctor means them: the
+// window doctor names, the checkpoint just above the threshold, nothing
+// just below.
 func TestProbeTranscripts(t *testing.T) {
 	for _, p := range agentpkg.All {
 		probe := p.Doctor.Transcript
@@ -89,8 +90,13 @@ func TestProbeTranscripts(t *testing.T) {
 				if err := os.WriteFile(transcript, probe.Write(probe.Window*c.pct/100), 0o600); err != nil {
 					t.Fatal(err)
 				}
-				payload, _ := json.Marshal(map[string]any{"session_id": "s" + strconv.Itoa(i), "transcript_path": transcript,
-					"cwd": dir, "hook_event_name": "UserPromptSubmit", "prompt": "x"})
+				pl := map[string]any{"session_id": "s" + strconv.Itoa(i), "transcript_path": transcript,
+					"cwd": dir, "hook_event_name": "UserPromptSubmit", "prompt": "x"}
+				if probe.Use != nil { // the use rides in the payload (Qwen Code's Stop)
+					pl["hook_event_name"] = "Stop"
+					probe.Use(pl, probe.Window*c.pct/100)
+				}
+				payload, _ := json.Marshal(pl)
 				var out, errb strings.Builder
 				reminder.Run([]string{"--checkpoint", "--at", "85"}, strings.NewReader(string(payload)), &out, &errb)
 				if got := namesIDs(out.String()); got != c.want {
