@@ -383,7 +383,7 @@ func setup(o setupOptions, root string, found []agent.Found, choices []agent.Cho
 	pl.WriteNotes(io.out)
 	kanbusNote(io.out, root, targets)
 	doctorWarnings(io.out, root, choices)
-	return errors.Join(failures...)
+	return errors.Join(append(failures, v.afterWrite())...)
 }
 
 // kanbusNote says where the Kanbus project is when the hook might not find
