@@ -1,4 +1,4 @@
-package main
+package install
 
 import (
 	"errors"
@@ -200,7 +200,7 @@ func (v verdict) refusal() error {
 	if len(stays) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s\nFix them, then run nowhook setup again.", listErrors("as setup would leave the repository", stays))
+	return errors.New(listErrors("as setup would leave the repository", stays) + "\nFix them, then run nowhook setup again.")
 }
 
 // afterWrite is setup's failure once it wrote a plan that leaves errors
@@ -216,7 +216,7 @@ func (v verdict) afterWrite() error {
 	if len(stays) == 0 {
 		return nil
 	}
-	return failedAfterWrite(errors.New(listErrors("as setup left the repository", stays)), "The files were written; the hook works once this is fixed, and nowhook doctor says so.")
+	return FailedAfterWrite(errors.New(listErrors("as setup left the repository", stays)), "The files were written; the hook works once this is fixed, and nowhook doctor says so.")
 }
 
 // listErrors says errors that only the user can fix, each with its fix.
