@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/doctor"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/install"
 	"github.com/nowhook/nowhook/detect"
 )
 
@@ -78,7 +79,7 @@ func doctorCmd(args []string, io stdio) (err error) {
 	fs.StringVar(&o.from, "from", "", "")
 	fs.BoolVar(&o.asJSON, "json", false, "")
 	fs.BoolVar(&o.live, "live", false, "")
-	fs.StringVar(&o.scope, "scope", scopeProject, "")
+	fs.StringVar(&o.scope, "scope", install.Project.Name, "")
 	fs.BoolVar(&o.prove, "prove", false, "")
 	if done, err := parseFlags(fs, args, help{whole: doctorUsage}, io); done || err != nil {
 		return err
@@ -89,14 +90,10 @@ func doctorCmd(args []string, io stdio) (err error) {
 		ctx, stopped = proofContext(ctx)
 		defer func() { err = errors.Join(err, stopped()) }()
 	}
-	switch {
-	case o.scope != scopeProject && o.scope != scopeUser:
-		return help{whole: doctorUsage}.usageError(fmt.Errorf("--scope %q: the scopes are project (the repository, the default) and user (your own agent settings)", o.scope), fs.Name())
-	case o.scope == scopeUser && o.from != "":
-		return &cmdError{err: errors.New("--from names a folder of a repository, and --scope user checks your own agent settings outside any repository; drop --from"), status: exitUsage}
-	case o.scope == scopeUser && o.dir != "":
-		return &cmdError{err: errors.New("--dir names a repository, and --scope user checks your own agent settings outside any repository; drop --dir"), status: exitUsage}
-	case o.scope == scopeUser:
+	if err := o.scopeFlags(fs.Name()); err != nil {
+		return err
+	}
+	if o.scope == install.User.Name {
 		r := doctor.RunUser(ctx, doctor.Options{Env: os.Environ(), Live: o.live, Version: versionString()})
 		if o.prove {
 			r = withProof(ctx, r, "", true)
@@ -108,18 +105,31 @@ func doctorCmd(args []string, io stdio) (err error) {
 		root, err = detect.Dir(o.dir)
 	}
 	if err != nil {
-		return &cmdError{err: fmt.Errorf("--dir: %w", err), status: exitUsage}
+		return &install.Error{Err: fmt.Errorf("--dir: %w", err), Status: exitUsage}
 	}
 	wd, _ := os.Getwd()
 	start, err := startFolder(root, o.from)
 	if err != nil {
-		return &cmdError{err: err, status: exitUsage}
+		return &install.Error{Err: err, Status: exitUsage}
 	}
 	r := doctor.Run(ctx, doctor.Options{Root: root, Dir: o.dir, Env: os.Environ(), From: wd, Start: start, Live: o.live, Version: versionString()})
 	if o.prove {
 		r = withProof(ctx, r, root, false)
 	}
 	return report(r, o.asJSON, io)
+}
+
+// scopeFlags checks --scope and the flags that go with it.
+func (o doctorOptions) scopeFlags(name string) error {
+	switch {
+	case o.scope != install.Project.Name && o.scope != install.User.Name:
+		return help{whole: doctorUsage}.usageError(fmt.Errorf("--scope %q: the scopes are project (the repository, the default) and user (your own agent settings)", o.scope), name)
+	case o.scope == install.User.Name && o.from != "":
+		return &install.Error{Err: errors.New("--from names a folder of a repository, and --scope user checks your own agent settings outside any repository; drop --from"), Status: exitUsage}
+	case o.scope == install.User.Name && o.dir != "":
+		return &install.Error{Err: errors.New("--dir names a repository, and --scope user checks your own agent settings outside any repository; drop --dir"), Status: exitUsage}
+	}
+	return nil
 }
 
 // startFolder is doctor --from's folder, absolute: dir as given (relative
@@ -156,7 +166,7 @@ func report(r doctor.Report, asJSON bool, io stdio) error {
 		return fmt.Errorf("writing the report: %w", err)
 	}
 	if r.Failed() {
-		return errSilent{exitFailed}
+		return install.Silent{Status: exitFailed}
 	}
 	return nil
 }

@@ -6,59 +6,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/install"
 )
 
-// Errors travel as values; exit turns one into its message, its exit
-// status and, where nothing was written, the sentence that says so.
-
-// cmdError is an error with the exit status it means.
-type cmdError struct {
-	err    error
-	status int
-	// untouched: nothing was written, and the user is told so.
-	untouched bool
-	// bare: the message is printed after "nowhook:" alone, without the
-	// command's name.
-	bare bool
-	// then is said below the message: what still holds after a failure
-	// ("The hook files were written; only the trust step failed.").
-	then string
-}
-
-func (e *cmdError) Error() string { return e.err.Error() }
-func (e *cmdError) Unwrap() error { return e.err }
-
-// usageError is a bad flag or argument, or a request nowhook refuses (a
-// mode the platform lacks, a file it will not edit): exit 2, nothing
-// written.
-func usageError(format string, args ...any) error {
-	return &cmdError{err: fmt.Errorf(format, args...), status: exitUsage, untouched: true}
-}
-
-// refused wraps err as a refusal: exit 2, nothing written.
-func refused(err error) error {
-	return &cmdError{err: err, status: exitUsage, untouched: true}
-}
-
-// failedUntouched is a failure before anything was written: exit 1.
-func failedUntouched(err error) error {
-	return &cmdError{err: err, status: exitFailed, untouched: true}
-}
-
-// failedAfterWrite is a failure once the files were written: exit 1,
-// and then says what holds.
-func failedAfterWrite(err error, then string) error {
-	return &cmdError{err: err, status: exitFailed, then: then}
-}
-
-// errAborted is the user's Ctrl-C or Esc in the wizard: exit 130.
-var errAborted = &cmdError{err: errors.New("aborted"), status: exitAborted, untouched: true}
-
-// errSilent ends a command with a status and no message: what it printed
-// already says why (doctor's table).
-type errSilent struct{ status int }
-
-func (e errSilent) Error() string { return fmt.Sprintf("exit status %d", e.status) }
+// Errors travel as values (install.Error, install.Silent); exit turns
+// one into its message, its exit status and, where nothing was written,
+// the sentence that says so.
 
 // exit prints err once, as "nowhook COMMAND: message", and returns the
 // exit status it means. A plain error is a failure (exit 1) after which
@@ -75,28 +29,28 @@ func exit(command string, err error, stderr io.Writer) int {
 		}
 		return status
 	}
-	var silent errSilent
+	var silent install.Silent
 	if errors.As(err, &silent) {
-		return silent.status
+		return silent.Status
 	}
-	var ce *cmdError
+	var ce *install.Error
 	if errors.As(err, &ce) {
-		msg := ce.err.Error()
-		if ce.untouched {
-			if ce.status == exitAborted {
+		msg := ce.Err.Error()
+		if ce.Untouched {
+			if ce.Status == exitAborted {
 				msg += "; nothing was written."
 			} else {
 				msg += "\nNothing was written."
 			}
 		}
-		if ce.then != "" {
-			msg += "\n" + ce.then
+		if ce.Then != "" {
+			msg += "\n" + ce.Then
 		}
-		if ce.bare {
+		if ce.Bare {
 			command = ""
 		}
 		fmt.Fprintf(stderr, "%s: %s\n", strings.TrimSpace("nowhook "+command), msg)
-		return ce.status
+		return ce.Status
 	}
 	fmt.Fprintf(stderr, "nowhook %s: %v\n", command, err)
 	return exitFailed
@@ -112,13 +66,13 @@ type help struct{ about, whole string }
 func (h help) usageError(err error, pointTo string) error {
 	switch {
 	case h.whole != "" && pointTo != "":
-		return &cmdError{err: fmt.Errorf("%s (%s --help lists the flags)", dashDash(err.Error()), pointTo), status: exitUsage}
+		return &install.Error{Err: fmt.Errorf("%s (%s --help lists the flags)", dashDash(err.Error()), pointTo), Status: exitUsage}
 	case h.whole != "":
-		return &cmdError{err: err, status: exitUsage}
+		return &install.Error{Err: err, Status: exitUsage}
 	case pointTo != "":
-		return usageError("%s (%s --help lists the flags)", dashDash(err.Error()), pointTo)
+		return install.UsageError("%s (%s --help lists the flags)", dashDash(err.Error()), pointTo)
 	}
-	return usageError("%v", err)
+	return install.UsageError("%v", err)
 }
 
 // parseFlags parses a command's flags. --help prints the help to stdout

@@ -27,7 +27,7 @@ var settingsCorpus = []struct{ dir, path string }{
 // wrote.
 func TestSettingsCorpus(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
-	t.Setenv("PATH", t.TempDir()) // no agent or kbs binary is evidence here
+	t.Setenv("PATH", hookPath(t)) // no agent binary is evidence here
 	for _, sc := range settingsCorpus {
 		t.Run(sc.dir, func(t *testing.T) {
 			dir := filepath.Join("..", "..", "testdata", "corpus", sc.dir)
@@ -63,6 +63,7 @@ func settingsRoundTrip(t *testing.T, name, rel string, original []byte) {
 	if err := os.WriteFile(path, original, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	kanbusProject(t, root)
 	runQuiet := func(args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
 		status := run(args, stdio{in: strings.NewReader(""), out: &out, err: &errb})
@@ -121,6 +122,9 @@ func settingsTree(t *testing.T, root string) []string {
 		}
 		if d.Name() == ".git" {
 			return filepath.SkipDir
+		}
+		if d.Name() == ".kanbus.yml" {
+			return nil // the team's Kanbus project, which setup never touches
 		}
 		rel, _ := filepath.Rel(root, p)
 		out = append(out, filepath.ToSlash(rel))

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/doctor"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/install"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/prove"
 )
 
@@ -73,6 +74,6 @@ func proofContext(parent context.Context) (ctx context.Context, stopped func() e
 		if s, ok := got.(syscall.Signal); ok {
 			n = int(s)
 		}
-		return &cmdError{err: errors.New(fmt.Sprint(prove.Stopped{Signal: got}) + ": the clients it started were ended and their throw-away copies removed"), status: 128 + n}
+		return &install.Error{Err: errors.New(fmt.Sprint(prove.Stopped{Signal: got}) + ": the clients it started were ended and their throw-away copies removed"), Status: 128 + n}
 	}
 }

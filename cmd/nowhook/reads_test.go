@@ -151,7 +151,7 @@ func readsRepo(t *testing.T, shape readsShape) string {
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	t.Setenv("CODEX_HOME", filepath.Join(home, ".codex"))
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	t.Setenv("PATH", t.TempDir()) // no agent detected by its command
+	t.Setenv("PATH", hookPath(t)) // no agent detected by its command
 	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/nowhook/nowhook/cmd/internal/reminder"
 	"github.com/nowhook/nowhook/cmd/internal/version"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/doctor"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/install"
 )
 
 // stdio is the command's standard streams; tests pass their own.
@@ -16,12 +17,15 @@ type stdio struct {
 	out, err io.Writer
 }
 
+// install returns the streams as the install package takes them.
+func (s stdio) install() install.IO { return install.IO{In: s.in, Out: s.out, Err: s.err} }
+
 // Exit statuses shared by the commands (README, "Commands").
 const (
-	exitOK      = 0
-	exitFailed  = 1
-	exitUsage   = 2
-	exitAborted = 130
+	exitOK      = install.ExitOK
+	exitFailed  = install.ExitFailed
+	exitUsage   = install.ExitUsage
+	exitAborted = install.ExitAborted
 )
 
 const usage = `nowhook keeps a team's Kanbus work-in-progress in the agent's context after compaction.

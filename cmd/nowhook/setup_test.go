@@ -17,13 +17,14 @@ func TestSetupTrustFailureIsOneError(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "codex"), []byte("#!/bin/sh\necho 'codex: simulated failure' >&2\nexit 3\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("PATH", bin)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+hookPath(t))
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("CODEX_HOME", t.TempDir())
 	root := t.TempDir()
 	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	kanbusProject(t, root)
 	var out, errb bytes.Buffer
 	status := run([]string{"setup", "--yes", "--dir", root, "--agents", "codex", "--trust-codex"}, stdio{in: strings.NewReader(""), out: &out, err: &errb})
 	if status != exitFailed {

@@ -45,6 +45,8 @@ func TestSetupTrustCodexReal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	kanbusProject(t, root)
+	t.Setenv("PATH", hookPath(t)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	home := t.TempDir()
 	codexHome := filepath.Join(home, ".codex")
 	if err := os.MkdirAll(filepath.Join(root, ".codex"), 0o755); err != nil {
@@ -153,6 +155,7 @@ func TestSetupTrustCodexWorktreeReal(t *testing.T) {
 		t.Fatal(err)
 	}
 	main, wt := filepath.Join(base, "main"), filepath.Join(base, "wt")
+	t.Setenv("PATH", hookPath(t)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	home := t.TempDir()
 	codexHome := filepath.Join(home, ".codex")
 	if err := os.MkdirAll(codexHome, 0o755); err != nil {

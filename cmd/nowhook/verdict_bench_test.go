@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,6 +24,8 @@ func benchCheckRepo(b *testing.B, n int) string {
 	if err := shapes.Monorepo(n).Write(root); err != nil {
 		b.Fatal(err)
 	}
+	kanbusProject(b, root)
+	b.Setenv("PATH", hookPath(b)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	if err := setupCmd([]string{"--yes", "--dir", root, "--agents", "claude,codex"}, stdio{in: strings.NewReader(""), out: &bytes.Buffer{}, err: &bytes.Buffer{}}); err != nil {
 		b.Fatal(err)
 	}

@@ -46,9 +46,12 @@ type Request struct {
 	Found []agent.Found
 	// Options shape what the artifacts render.
 	Options agent.Options
-	// User: the user scope (setup --scope user), whose record of what
-	// nowhook created lives outside any repository.
-	User bool
+	// User: a scope outside any repository (setup --scope user), whose
+	// artifacts' paths are absolute and whose record of what nowhook
+	// created lives outside any repository, in Record ("" where there is
+	// no home folder for it).
+	User   bool
+	Record string
 	// Outside: --follow-outside-links. A file or folder that a link in
 	// the repository (at the user scope, in the agent's folder) leads out
 	// of it to is written there, its old bytes kept for remove; without
@@ -81,7 +84,7 @@ type Plan struct {
 // Reconcile plans the request and checks that the plan can be written
 // whole. An error is a refusal: nothing was written.
 func Reconcile(req Request) (*Plan, error) {
-	rec := loadUserRecord()
+	rec := loadUserRecord(req.Record)
 	if !req.User {
 		rec = loadRecord(req.Root)
 	}

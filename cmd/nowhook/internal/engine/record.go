@@ -557,22 +557,30 @@ func (r *record) userFolders(agentName string) []string {
 	return out
 }
 
-// loadUserRecord reads the record of what setup --scope user created in
+// loadUserRecord reads the record at path (the user scope's: UserRecord) of what setup --scope user created in
 // the user's own agent folders, outside every repository:
 // ${XDG_STATE_HOME:-~/.local/state}/nowhook/user-scope, its paths relative
 // to the file-system root. Unlike a clone's, a missing record is no
 // licence to delete folders: only those it lists go.
-func loadUserRecord() *record {
+func loadUserRecord(path string) *record {
 	r := &record{root: string(filepath.Separator), lines: map[string]bool{}, blank: map[string]string{}, found: true}
-	state := stateDir()
-	if state == "" {
+	if path == "" {
 		return r
 	}
-	r.path = filepath.Join(state, "user-scope")
+	r.path = path
 	if b, err := osutil.ReadBounded(r.path, maxRecord); err == nil {
 		r.parse(b)
 	}
 	return r
+}
+
+// UserRecord is the user scope's record of what nowhook created: in
+// nowhook's state folder, "" without a home.
+func UserRecord() string {
+	if state := stateDir(); state != "" {
+		return filepath.Join(state, "user-scope")
+	}
+	return ""
 }
 
 // stateDir is nowhook's own folder outside every repository:
@@ -608,7 +616,7 @@ func (r *record) forgetKept() {
 // nowhook, the folders of the settings files it lists that still hold
 // a's user-scope hook.
 func UserFolders(a *agent.Agent) []string {
-	r := loadUserRecord()
+	r := loadUserRecord(UserRecord())
 	folders := r.userFolders(a.Name)
 	u := a.Scope.User
 	if u == nil || len(folders) > 0 {

@@ -1,6 +1,7 @@
-package main
+package install
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/doctor"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/engine"
+	"github.com/nowhook/nowhook/detect"
 )
 
 // Setup, setup --check and doctor come to one verdict: before writing,
@@ -29,6 +31,21 @@ type verdict struct {
 	// the plan leaves.
 	fixes, stays []diag.Finding
 }
+
+// sharedRows are the names of doctor's rows about every agent (the Kanbus
+// project, the machine's PATH: doctor.Kind.Shared). An error of theirs
+// that the plan leaves does not make setup refuse: what setup writes is
+// right and works once the user fixes it, so setup writes, then exits 1
+// naming it (afterWrite).
+var sharedRows = func() map[string]bool {
+	out := map[string]bool{}
+	for _, k := range doctor.Kinds() {
+		if k.Shared {
+			out[k.Row] = true
+		}
+	}
+	return out
+}()
 
 // folderRows are the names of doctor's rows that the plan's own verdict
 // makes (per start folder, on the plan's files): doctor's rows of that
@@ -60,7 +77,14 @@ func judgePlan(root string, pl *engine.Plan, targets []engine.Target) (verdict, 
 		modes[t.Agent.Name] = t.Mode
 	}
 	env := os.Environ()
-	now := errorsOf(doctor.StaticWith(root, names, env, doctor.StaticOptions{Starts: pl.StartFolders(), Found: true}))
+	// The Kanbus projects as the hook finds them from here (the shadow's
+	// folders are links, which the search below the root skips).
+	from, _ := os.Getwd()
+	if !engine.Within(root, from) {
+		from = root
+	}
+	k := detect.DetectKanbusFrom(root, from)
+	now := errorsOf(doctor.Files(root, names, env, doctor.FilesOptions{StaticOptions: doctor.StaticOptions{Starts: pl.StartFolders(), Found: true}, Kanbus: &k}))
 	made := folderRows(names)
 	var after []diag.Finding
 	if !pl.Changed() {
@@ -80,7 +104,7 @@ func judgePlan(root string, pl *engine.Plan, targets []engine.Target) (verdict, 
 		defer remove()
 		// The rows of the start folders come from the plan's own verdict:
 		// the shadow's are left out, and its folders not looked for.
-		for _, f := range errorsOf(doctor.StaticWith(shadow, names, env, doctor.StaticOptions{Modes: modes, Found: true})) {
+		for _, f := range errorsOf(doctor.Files(shadow, names, env, doctor.FilesOptions{StaticOptions: doctor.StaticOptions{Modes: modes, Found: true}, Kanbus: &k})) {
 			if made[f.Check] {
 				continue
 			}
@@ -164,21 +188,48 @@ func (v verdict) others(pl *engine.Plan) verdict {
 	return out
 }
 
-// refusal is setup's refusal of a plan that leaves errors, nil for none.
+// refusal is setup's refusal of a plan that leaves errors in the agents'
+// own rows, nil for none.
 func (v verdict) refusal() error {
-	if len(v.stays) == 0 {
+	var stays []diag.Finding
+	for _, f := range v.stays {
+		if !sharedRows[f.Check] {
+			stays = append(stays, f)
+		}
+	}
+	if len(stays) == 0 {
 		return nil
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "as setup would leave the repository, nowhook doctor calls %s, which only you can fix:", counted(len(v.stays), "error"))
+	return errors.New(listErrors("as setup would leave the repository", stays) + "\nFix them, then run nowhook setup again.")
+}
+
+// afterWrite is setup's failure once it wrote a plan that leaves errors
+// in doctor's shared rows (a repository without a Kanbus project, kbs not
+// on PATH), nil for none: exit 1.
+func (v verdict) afterWrite() error {
+	var stays []diag.Finding
 	for _, f := range v.stays {
+		if sharedRows[f.Check] {
+			stays = append(stays, f)
+		}
+	}
+	if len(stays) == 0 {
+		return nil
+	}
+	return FailedAfterWrite(errors.New(listErrors("as setup left the repository", stays)), "The files were written; the hook works once this is fixed, and nowhook doctor says so.")
+}
+
+// listErrors says errors that only the user can fix, each with its fix.
+func listErrors(as string, stays []diag.Finding) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s, nowhook doctor calls %s, which only you can fix:", as, counted(len(stays), "error"))
+	for _, f := range stays {
 		fmt.Fprintf(&b, "\n  %s: %s", where(f), f.Message)
 		if f.Fix != "" {
 			fmt.Fprintf(&b, "\n    fix: %s", f.Fix)
 		}
 	}
-	b.WriteString("\nFix them, then run nowhook setup again.")
-	return fmt.Errorf("%s", b.String())
+	return b.String()
 }
 
 // where names a row for a listing: its file, or its check.

@@ -1,7 +1,6 @@
-package main
+package install
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,17 +63,17 @@ var userShow = shower{
 // write (pl) and, with --trust-codex, the trust the user's Codex config
 // lacks; then the command that makes it so. It exits 1 when there is a
 // difference, 0 when setup would change nothing.
-func checkSetup(o setupOptions, pl *engine.Plan, v verdict, trusting []*agent.Agent, show shower, io stdio) error {
+func checkSetup(o Options, pl *engine.Plan, v verdict, trusting []*agent.Agent, show shower, std IO) error {
 	var trust []engine.Difference
-	if o.trust {
+	if o.Trust {
 		trust = trustDifferences(pl, trusting)
 	}
 	changes := append(pl.Differences(), trust...)
 	v = v.covered(changes)
 	diffs := append(changes, v.differences(pl.Root)...)
-	out := io.out
+	out := std.Out
 	if show.tilde {
-		out = &tildeWriter{w: io.out}
+		out = &tildeWriter{w: std.Out}
 	}
 	github := os.Getenv("GITHUB_ACTIONS") == "true"
 	for _, d := range diffs {
@@ -84,11 +83,11 @@ func checkSetup(o setupOptions, pl *engine.Plan, v verdict, trusting []*agent.Ag
 		}
 		fmt.Fprintln(out, place+": "+d.What)
 		if github {
-			fmt.Fprintln(out, engine.Annotation(d, show.github(d), o.fix))
+			fmt.Fprintln(out, engine.Annotation(d, show.github(d), o.Fix))
 		}
 	}
-	if o.dryRun {
-		pl.WriteDiff(out, o.fullDiff)
+	if o.DryRun {
+		pl.WriteDiff(out, o.FullDiff)
 	}
 	pl.WriteNotes(out)
 	if len(diffs) == 0 {
@@ -96,12 +95,12 @@ func checkSetup(o setupOptions, pl *engine.Plan, v verdict, trusting []*agent.Ag
 		return nil
 	}
 	if len(changes) > 0 {
-		fmt.Fprintf(out, "setup would %s; to make it so, run: %s\n", wouldDo(pl, len(trust) > 0), o.fix)
+		fmt.Fprintf(out, "setup would %s; to make it so, run: %s\n", wouldDo(pl, len(trust) > 0), o.Fix)
 	}
 	if n := len(v.fixes) + len(v.stays); n > 0 {
 		fmt.Fprintf(out, "nowhook doctor calls %s: setup fixes %d, only you can fix %d (each listed above with its fix)\n", counted(n, "error"), len(v.fixes), len(v.stays))
 	}
-	return errSilent{status: exitFailed}
+	return Silent{Status: ExitFailed}
 }
 
 // wouldDo says what setup would do: change files, delete folders, record
@@ -179,26 +178,4 @@ func findingDifference(root string, f diag.Finding) engine.Difference {
 		d.What = "our hook entry " + strings.TrimPrefix(strings.Replace(rest, ")", "", 1), "(") + "; setup --trust-codex records it"
 	}
 	return d
-}
-
-// fixCommand is the setup that makes what --check finds so: the flags
-// given, less those of the check itself, with --yes.
-func fixCommand(fs *flag.FlagSet) string {
-	parts := []string{"nowhook", "setup", "--yes"}
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "check", "yes", "dry-run", "diff", "accessible":
-			return
-		}
-		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-			if f.Value.String() == "true" {
-				parts = append(parts, "--"+f.Name)
-			} else {
-				parts = append(parts, "--"+f.Name+"=false")
-			}
-			return
-		}
-		parts = append(parts, "--"+f.Name, diag.ShellQuote(f.Value.String()))
-	})
-	return strings.Join(parts, " ")
 }

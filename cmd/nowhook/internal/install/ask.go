@@ -1,4 +1,4 @@
-package main
+package install
 
 import (
 	"bufio"
@@ -12,7 +12,7 @@ import (
 )
 
 // asker asks the wizard's questions: on a terminal through huh's forms,
-// in accessible mode line by line. Both return errAborted when the user
+// in accessible mode line by line. Both return ErrAborted when the user
 // quits and never write anything themselves.
 type asker interface {
 	// pick asks for one of options; def is the default's index.
@@ -23,11 +23,11 @@ type asker interface {
 	pickMany(title, desc string, options []string, selected []bool) ([]bool, error)
 }
 
-func newAsker(accessible bool, io stdio) asker {
+func newAsker(accessible bool, std IO) asker {
 	if accessible {
-		return &lineAsker{in: bufio.NewReader(io.in), out: io.out, echo: !isTTY(io.in)}
+		return &lineAsker{in: bufio.NewReader(std.In), out: std.Out, echo: !isTTY(std.In)}
 	}
-	return &formAsker{io: io}
+	return &formAsker{std: std}
 }
 
 // lineAsker asks one question per line, for screen readers and pipes: it
@@ -50,9 +50,9 @@ func (a *lineAsker) readLine(title string) (string, error) {
 	if err != nil && (err != io.EOF || line == "") {
 		if err == io.EOF {
 			fmt.Fprintln(a.out)
-			return "", usageError("%v (question %d: %s); give one answer per line, an empty line for the default", errInputEnded, a.n, title)
+			return "", UsageError("%v (question %d: %s); give one answer per line, an empty line for the default", errInputEnded, a.n, title)
 		}
-		return "", failedUntouched(err)
+		return "", FailedUntouched(err)
 	}
 	if a.echo {
 		fmt.Fprintln(a.out, strings.TrimRight(line, "\r\n"))
@@ -135,15 +135,15 @@ func (a *lineAsker) pickMany(title, desc string, options []string, selected []bo
 
 // formAsker asks through huh's forms on a terminal. Yes/no questions are
 // two-option lists, whose cursor stays visible without colour (NO_COLOR).
-type formAsker struct{ io stdio }
+type formAsker struct{ std IO }
 
 func (a *formAsker) run(field huh.Field) error {
-	form := huh.NewForm(huh.NewGroup(field)).WithOutput(a.io.out).WithInput(a.io.in).WithWidth(80)
+	form := huh.NewForm(huh.NewGroup(field)).WithOutput(a.std.Out).WithInput(a.std.In).WithWidth(80)
 	if err := form.Run(); err != nil {
 		if errors.Is(err, huh.ErrUserAborted) {
-			return errAborted
+			return ErrAborted
 		}
-		return failedUntouched(err)
+		return FailedUntouched(err)
 	}
 	return nil
 }
