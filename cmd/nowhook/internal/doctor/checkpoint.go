@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
-	"github.com/nowhook/nowhook/cmd/internal/reminder"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
@@ -224,34 +223,12 @@ func (d *doctor) checkpointShape(a *agent, s *ourSpec, h diag.Handler, want gene
 		return "", out
 	}
 	how := []string{fmt.Sprintf("%s:%d", h.File.Show, h.Line)}
-	wantMatcher, _ := memberValue(want.Entry, "matcher").(string)
-	switch {
-	case h.BadMatch:
-		bad(Warn, "the group's matcher is not a string; %s rejects the group", a.p.Title)
-	case wantMatcher != "" && !matchMatcher(h.Matcher, wantMatcher).all:
-		bad(Warn, "the group's matcher %q selects only some tools, so the checkpoint runs only after those and a climb through the others goes unnoticed", *h.Matcher)
-	case wantMatcher != "" && h.Matcher != nil:
-		how = append(how, fmt.Sprintf("matcher %q", *h.Matcher))
+	if m := cpMatcher(a, h, want, bad); m != "" {
+		how = append(how, m)
 	}
-	if t, ok := h.Obj["type"].(string); !ok || t != "command" {
-		bad(Warn, `has "type": %s; %s runs only "command" handlers here`, jsonText(h.Obj["type"]), a.p.Title)
-	}
-	if _, ok := h.Obj["command"].(string); !ok {
-		bad(Warn, `"command" is not a string; %s needs one command string`, a.p.Title)
-	}
-	if raw, ok := h.Obj["timeout"]; ok {
-		n, isNum := raw.(json.Number)
-		secs, err := strconv.ParseFloat(n.String(), 64)
-		switch {
-		case !isNum:
-			bad(Warn, `"timeout" is %s, not a number of seconds; %s rejects the handler`, jsonText(raw), a.p.Title)
-		case err != nil || secs <= 0:
-			bad(Warn, `"timeout": %s is not a positive number of seconds; %s rejects the handler`, n, a.p.Title)
-		case hasBudget && time.Duration(secs*float64(time.Second)) < budget:
-			bad(Warn, `"timeout": %s cancels the hook before the %s %s gives kbs`, n, budget, s.script)
-		default:
-			how = append(how, "timeout "+n.String()+"s")
-		}
+	cpHandlerKeys(a, h, bad)
+	if t := cpTimeout(a, s, h, budget, hasBudget, bad); t != "" {
+		how = append(how, t)
 	}
 	if async, ok := h.Obj["async"]; ok && async != false {
 		bad(Warn, `has "async": %s; %s adds nothing from an async hook to the context`, jsonText(async), a.p.Title)
@@ -260,6 +237,56 @@ func (d *doctor) checkpointShape(a *agent, s *ourSpec, h diag.Handler, want gene
 		bad(Info, "runs %s with the older command %q; setup replaces it in place with %q", s.script, h.Command, wantCmd)
 	}
 	return s.schema.Event + " (" + strings.Join(how, ", ") + ")", out
+}
+
+// complain adds a row about what is wrong with a handler.
+type complain func(sev Severity, format string, args ...any)
+
+// cpMatcher checks the matcher of a checkpoint entry's group against the
+// one setup writes, and describes it ("" when there is none to show).
+func cpMatcher(a *agent, h diag.Handler, want generate.Hook, bad complain) string {
+	wantMatcher, _ := memberValue(want.Entry, "matcher").(string)
+	switch {
+	case h.BadMatch:
+		bad(Warn, "the group's matcher is not a string; %s rejects the group", a.p.Title)
+	case wantMatcher != "" && !matchMatcher(h.Matcher, wantMatcher).all:
+		bad(Warn, "the group's matcher %q selects only some tools, so the checkpoint runs only after those and a climb through the others goes unnoticed", *h.Matcher)
+	case wantMatcher != "" && h.Matcher != nil:
+		return fmt.Sprintf("matcher %q", *h.Matcher)
+	}
+	return ""
+}
+
+// cpHandlerKeys checks a checkpoint handler's type and command.
+func cpHandlerKeys(a *agent, h diag.Handler, bad complain) {
+	if t, ok := h.Obj["type"].(string); !ok || t != "command" {
+		bad(Warn, `has "type": %s; %s runs only "command" handlers here`, jsonText(h.Obj["type"]), a.p.Title)
+	}
+	if _, ok := h.Obj["command"].(string); !ok {
+		bad(Warn, `"command" is not a string; %s needs one command string`, a.p.Title)
+	}
+}
+
+// cpTimeout checks a checkpoint handler's timeout against the budget its
+// script gives kbs, and describes it ("" when there is none to show).
+func cpTimeout(a *agent, s *ourSpec, h diag.Handler, budget time.Duration, hasBudget bool, bad complain) string {
+	raw, ok := h.Obj["timeout"]
+	if !ok {
+		return ""
+	}
+	n, isNum := raw.(json.Number)
+	secs, err := strconv.ParseFloat(n.String(), 64)
+	switch {
+	case !isNum:
+		bad(Warn, `"timeout" is %s, not a number of seconds; %s rejects the handler`, jsonText(raw), a.p.Title)
+	case err != nil || secs <= 0:
+		bad(Warn, `"timeout": %s is not a positive number of seconds; %s rejects the handler`, n, a.p.Title)
+	case hasBudget && time.Duration(secs*float64(time.Second)) < budget:
+		bad(Warn, `"timeout": %s cancels the hook before the %s %s gives kbs`, n, budget, s.script)
+	default:
+		return "timeout " + n.String() + "s"
+	}
+	return ""
 }
 
 // memberValue is the value of key in an ordered JSON object, or nil.
@@ -321,31 +348,22 @@ const listingKbs = "#!/bin/sh\necho \"$$\" >>%[1]s\ncat <<'EOF'\n" +
 // which hook output reaches the model").
 var jsonOnly = map[string]bool{"PostToolUse": true}
 
-// cpProbe is one live run of a checkpoint entry.
-type cpProbe struct {
-	script string
-	event  string
-	pct    int64 // the context use the transcript shows, in percent; -1 for the hint
-	res    procResult
-	calls  int
-	strays []int
-}
-
-// cpLive is the live check of an agent's checkpoint.
+// cpLive is the live check of an agent's checkpoint; its runs are
+// d.ranFor(l), the summary hint's those with pct -1.
 type cpLive struct {
 	skipped string // why it was not run
 	tmpErr  string // why it could not be run: no temporary directory
 	at      int
 	atKnown bool
 	about   string
-	runs    []*future[cpProbe]
-	hints   []*future[cpProbe]
 	// notRun are the scripts not run: outside --live, those that are not
 	// nowhook's unchanged ones (as the compact hook's live runs).
 	notRun []string
 }
 
-// Start runs the installed checkpoint live, when all of it is installed.
+// Start runs the installed checkpoint live, when all of it is installed:
+// each checkpoint entry above the threshold, the first one below it too,
+// and each summary hint entry.
 func (checkpointCheck) Start(ctx context.Context, d *doctor, a *agent) {
 	missing, installed := d.checkpointParts(a)
 	if !installed || len(missing) > 0 || a.p.Hooks.Shell == "" {
@@ -358,79 +376,12 @@ func (checkpointCheck) Start(ctx context.Context, d *doctor, a *agent) {
 		l.skipped = "doctor cannot write a transcript of " + a.p.Title + " for it"
 		return
 	}
-	tmp, err := d.scratch()
-	if err != nil {
+	if _, err := d.scratch(); err != nil {
 		l.tmpErr = "cannot make a temporary directory for the synthetic transcript and the fake kbs: " + err.Error()
 		return
 	}
 	l.at, l.atKnown = d.checkpointAt(a)
 	l.about = probe.About
-	state := filepath.Join(tmp, a.p.Name+"-state")
-	n := 0
-	launch := func(s *ourSpec, pct int64, hint bool) *future[cpProbe] {
-		h, ok := firstRunnable(s.ours)
-		if !ok {
-			return nil
-		}
-		n++
-		name := fmt.Sprintf("%s-checkpoint-%d", a.p.Name, n)
-		dir := filepath.Join(tmp, name)
-		fk, err := writeFake(dir, listingKbs)
-		if err != nil {
-			return nil
-		}
-		transcript := filepath.Join(dir, "transcript.jsonl")
-		used := probe.Window * pct / 100
-		if err := os.WriteFile(transcript, probe.Write(used), 0o600); err != nil {
-			return nil
-		}
-		pl := map[string]any{
-			"session_id":      "nowhook-doctor-" + name,
-			"transcript_path": transcript,
-			"cwd":             d.from,
-			"hook_event_name": s.schema.Event,
-		}
-		switch {
-		case hint:
-			pl["trigger"], pl["custom_instructions"] = "manual", nil
-			pct = -1
-		case jsonOnly[s.schema.Event]:
-			pl["tool_name"] = "Bash"
-			pl["tool_input"] = map[string]any{"command": "true"}
-			pl["tool_response"] = map[string]any{"stdout": "", "stderr": ""}
-			pl["tool_use_id"] = probe.ToolID
-		default:
-			pl["prompt"] = "nowhook doctor"
-		}
-		if probe.Payload != nil {
-			probe.Payload(pl)
-		}
-		payload, _ := json.Marshal(pl)
-		budget, ok := cpBudget(d.readScript(s.script))
-		if !ok {
-			budget = agentpkg.DefaultBudget
-		}
-		extra := []string{"XDG_STATE_HOME=" + state, "NOWHOOK_DEBUG=1"}
-		if !d.live {
-			budget = probeBudget
-			extra = append(extra, reminder.ProbeBudgetEnv+"="+strconv.FormatFloat(probeBudget.Seconds(), 'f', -1, 64))
-		}
-		limit := d.limit
-		if limit == 0 {
-			limit = budget + 2*time.Second
-		}
-		env := d.hookEnv(a, fk, extra...)
-		event := s.schema.Event
-		fu := start(func() cpProbe {
-			r := cpProbe{script: s.script, event: event, pct: pct}
-			r.res = runProc(ctx, proc{argv: []string{a.p.Hooks.Shell, "-c", h.Command}, dir: d.root, env: env, stdin: append(payload, '\n'), limit: limit})
-			pids := readPids(fk.calls)
-			r.calls, r.strays = len(pids), killStrays(pids)
-			return r
-		})
-		d.slow.waits = append(d.slow.waits, func() { fu.wait() })
-		return fu
-	}
 	above := int64(l.at + max((100-l.at)/2, 1))
 	below := int64(l.at / 2)
 	var first *ourSpec
@@ -439,24 +390,77 @@ func (checkpointCheck) Start(ctx context.Context, d *doctor, a *agent) {
 			l.notRun = append(l.notRun, s.script)
 			continue
 		}
-		if !d.runsCheckpointScript(a, s) {
-			if fu := launch(s, above, true); fu != nil {
-				l.hints = append(l.hints, fu)
-			}
-			continue
-		}
-		if first == nil {
+		hint := !d.runsCheckpointScript(a, s)
+		if !hint && first == nil {
 			first = s
 		}
-		if fu := launch(s, above, false); fu != nil {
-			l.runs = append(l.runs, fu)
-		}
+		d.startCheckpoint(ctx, a, l, s, above, hint)
 	}
 	if first != nil {
-		if fu := launch(first, below, false); fu != nil {
-			l.runs = append(l.runs, fu)
-		}
+		d.startCheckpoint(ctx, a, l, first, below, false)
 	}
+}
+
+// startCheckpoint runs the checkpoint entry s against a synthetic
+// transcript that shows pct percent of the context window used (the
+// summary hint's run with a PreCompact payload), with the fake kbs that
+// lists probeIDs. A run that cannot be prepared is left out.
+func (d *doctor) startCheckpoint(ctx context.Context, a *agent, l *cpLive, s *ourSpec, pct int64, hint bool) {
+	h, ok := firstRunnable(s.ours)
+	if !ok {
+		return
+	}
+	tmp, _ := d.scratch() // made by Start
+	name := fmt.Sprintf("%s-checkpoint-%d", a.p.Name, len(d.ranFor(l))+1)
+	probe := a.p.Doctor.Transcript
+	transcript := filepath.Join(tmp, name+".jsonl")
+	if err := os.WriteFile(transcript, probe.Write(probe.Window*pct/100), 0o600); err != nil {
+		return
+	}
+	budget, ok := cpBudget(d.readScript(s.script))
+	if !ok {
+		budget = agentpkg.DefaultBudget
+	}
+	hr := hookRun{of: l, a: a, command: h.Command, dir: d.root,
+		payload:  cpPayload(probe, s.schema.Event, hint, "nowhook-doctor-"+name, transcript, d.from),
+		scenario: scenario{name: s.schema.Event, fake: listingKbs},
+		env:      []string{"XDG_STATE_HOME=" + filepath.Join(tmp, a.p.Name+"-state"), "NOWHOOK_DEBUG=1"},
+		script:   s.script, event: s.schema.Event, pct: pct}
+	if hint {
+		hr.pct = -1
+	}
+	if !d.live {
+		budget, hr.probe = probeBudget, probeBudget
+	}
+	hr.limit = d.runLimit(budget)
+	d.startHook(ctx, hr)
+}
+
+// cpPayload is the payload of a checkpoint entry's event: a prompt, a
+// tool call (where only JSON output reaches the model), or the summary
+// hint's manual compaction, as the agent's transcript probe completes it.
+func cpPayload(probe *agentpkg.Transcript, event string, hint bool, session, transcript, cwd string) []byte {
+	pl := map[string]any{
+		"session_id":      session,
+		"transcript_path": transcript,
+		"cwd":             cwd,
+		"hook_event_name": event,
+	}
+	switch {
+	case hint:
+		pl["trigger"], pl["custom_instructions"] = "manual", nil
+	case jsonOnly[event]:
+		pl["tool_name"] = "Bash"
+		pl["tool_input"] = map[string]any{"command": "true"}
+		pl["tool_response"] = map[string]any{"stdout": "", "stderr": ""}
+		pl["tool_use_id"] = probe.ToolID
+	default:
+		pl["prompt"] = "nowhook doctor"
+	}
+	if probe.Payload != nil {
+		probe.Payload(pl)
+	}
+	return payloadLine(pl)
 }
 
 // quickRuns reports whether doctor runs the script: under --live any
@@ -505,45 +509,56 @@ func (d *doctor) checkpointLive(a *agent) []Finding {
 		out = append(out, Finding{Severity: Info, Path: script, Fix: "nowhook doctor --live" + d.dirFlag,
 			Message: fmt.Sprintf("not run: %s is not nowhook's unchanged script (the script row says whose it is), so a quick run does not run it; nowhook doctor --live runs it with a fake kbs", script)})
 	}
-	if len(l.runs) > 0 {
-		threshold := fmt.Sprintf("%d%%", l.at)
-		if !l.atKnown {
-			threshold += " (assumed: the script states none)"
+	var runs []*ran
+	var hints []Finding
+	for _, r := range d.ranFor(l) {
+		if r.pct < 0 {
+			hints = append(hints, d.hintFinding(a, r))
+		} else {
+			runs = append(runs, r)
 		}
-		f := Finding{}
-		var parts []string
-		var script string
-		for _, fu := range l.runs {
-			r := fu.wait()
-			sev, text, why := d.judgeCheckpoint(a, r, l.at)
-			f.Severity = max(f.Severity, sev)
-			side := "above"
-			if r.pct < int64(l.at) {
-				side = "below"
-			}
-			parts = append(parts, fmt.Sprintf("%s at %d%%, %s %s: %s", r.event, r.pct, side, threshold, text))
-			if sev > OK && f.Fix == "" {
-				f.Fix = d.liveCheckpointFix(a, why)
-			}
-		}
-		script = l.runs[0].wait().script
-		f.Path = script
-		f.Message = fmt.Sprintf("ran %s (%s -c, %s, a fake kbs listing %s): %s",
-			script, a.p.Hooks.Shell, l.about, strings.Join(probeIDs, " and "), strings.Join(parts, "; "))
-		out = append(out, f)
 	}
-	for _, fu := range l.hints {
-		r := fu.wait()
-		sev, text, why := d.judgeHint(a, r)
-		script := r.script
-		f := Finding{Severity: sev, Path: script,
-			Message: fmt.Sprintf("ran %s, the summary hint (%s -c, %s payload, the same fake kbs): %s", script, a.p.Hooks.Shell, r.event, text)}
-		if sev > OK {
+	if len(runs) > 0 {
+		out = append(out, d.checkpointRunsFinding(a, l, runs))
+	}
+	return append(out, hints...)
+}
+
+// checkpointRunsFinding is the row of the checkpoint script's runs, above
+// the threshold and below it.
+func (d *doctor) checkpointRunsFinding(a *agent, l *cpLive, runs []*ran) Finding {
+	threshold := fmt.Sprintf("%d%%", l.at)
+	if !l.atKnown {
+		threshold += " (assumed: the script states none)"
+	}
+	f := Finding{Path: runs[0].script}
+	var parts []string
+	for _, r := range runs {
+		sev, text, why := d.judgeCheckpoint(a, r, l.at)
+		f.Severity = max(f.Severity, sev)
+		side := "above"
+		if r.pct < int64(l.at) {
+			side = "below"
+		}
+		parts = append(parts, fmt.Sprintf("%s at %d%%, %s %s: %s", r.event, r.pct, side, threshold, text))
+		if sev > OK && f.Fix == "" {
 			f.Fix = d.liveCheckpointFix(a, why)
 		}
-		out = append(out, f)
 	}
-	return out
+	f.Message = fmt.Sprintf("ran %s (%s -c, %s, a fake kbs listing %s): %s",
+		f.Path, a.p.Hooks.Shell, l.about, strings.Join(probeIDs, " and "), strings.Join(parts, "; "))
+	return f
+}
+
+// hintFinding is the row of the summary hint's run.
+func (d *doctor) hintFinding(a *agent, r *ran) Finding {
+	sev, text, why := d.judgeHint(a, r.wait())
+	f := Finding{Severity: sev, Path: r.script,
+		Message: fmt.Sprintf("ran %s, the summary hint (%s -c, %s payload, the same fake kbs): %s", r.script, a.p.Hooks.Shell, r.event, text)}
+	if sev > OK {
+		f.Fix = d.liveCheckpointFix(a, why)
+	}
+	return f
 }
 
 // Why a live run went wrong, for its fix.
@@ -562,7 +577,7 @@ func (d *doctor) liveCheckpointFix(a *agent, why int) string {
 
 // runFailure says how a run failed besides its exit status and output:
 // it could not start, was stopped, or left processes behind.
-func runFailure(a *agent, r cpProbe) (Severity, string) {
+func runFailure(a *agent, r liveRun) (Severity, string) {
 	res := r.res
 	switch {
 	case res.startErr != nil:
@@ -585,7 +600,7 @@ func runFailure(a *agent, r cpProbe) (Severity, string) {
 
 // exitText is "exit N in T", with what the run said on stderr when N is
 // not 0 (a warning: the agent shows the hook as failed).
-func exitText(r cpProbe) (Severity, string) {
+func exitText(r liveRun) (Severity, string) {
 	text := fmt.Sprintf("exit %d in %s", r.res.exit, round(r.res.elapsed))
 	if r.res.exit != 0 {
 		return Warn, text + " (" + lastLine(r.res.stderr) + ")"
@@ -614,7 +629,7 @@ func namesIDs(text string) bool {
 }
 
 // silent says why a run printed nothing where it should have printed.
-func (d *doctor) silent(r cpProbe) (string, int) {
+func (d *doctor) silent(r liveRun) (string, int) {
 	_, lean := osutil.LookPath(d.env, "nowhook-reminder")
 	_, full := osutil.LookPath(d.env, "nowhook")
 	if !lean && !full {
@@ -631,55 +646,62 @@ func (d *doctor) silent(r cpProbe) (string, int) {
 // threshold it must exit 0 and print the checkpoint naming the fake's
 // issues, as additionalContext JSON where plain output does not reach the
 // model; below it, exit 0 and print nothing.
-func (d *doctor) judgeCheckpoint(a *agent, r cpProbe, at int) (Severity, string, int) {
-	sev, failed := runFailure(a, r)
-	if r.res.startErr != nil || r.res.killed {
+func (d *doctor) judgeCheckpoint(a *agent, r *ran, at int) (Severity, string, int) {
+	lr := r.wait()
+	sev, failed := runFailure(a, lr)
+	if lr.res.startErr != nil || lr.res.killed {
 		return sev, failed, whyScript
 	}
-	exitSev, text := exitText(r)
+	exitSev, text := exitText(lr)
 	sev = max(sev, exitSev)
 	if failed != "" {
 		text += ", " + failed
 	}
-	out := bytes.TrimSpace(r.res.stdout)
+	out := bytes.TrimSpace(lr.res.stdout)
 	why := whyScript
+	var said string
 	switch {
 	case r.pct < int64(at) && len(out) == 0:
-		text += ", printed nothing"
+		said = "printed nothing"
 	case r.pct < int64(at):
 		sev = max(sev, Warn)
-		text += fmt.Sprintf(", printed %d bytes although the context is below the threshold", len(out))
+		said = fmt.Sprintf("printed %d bytes although the context is below the threshold", len(out))
 	case len(out) == 0:
 		sev = max(sev, Warn)
-		var silent string
-		silent, why = d.silent(r)
-		text += ", " + silent
-	case jsonOnly[r.event]:
-		ctx, err := additionalContext(out, r.event)
-		switch {
-		case err != nil:
-			sev = max(sev, Warn)
-			text += fmt.Sprintf(", printed %s, not the additionalContext JSON that %s passes on after a %s hook (%v)", preview(out), a.p.Title, r.event, err)
-		case !namesIDs(ctx):
-			sev = max(sev, Warn)
-			text += ", printed the checkpoint as additionalContext JSON without naming the ids of the fake kbs"
-		default:
-			text += ", printed the checkpoint as additionalContext JSON naming both ids"
-		}
-	case (out[0] == '{' || out[0] == '[') && a.p.Hooks.JSONOutput:
-		sev = max(sev, Warn)
-		text += ", printed output that begins with " + string(out[0]) + ", which " + a.p.Title + " parses as JSON and drops"
-	case !namesIDs(string(out)):
-		sev = max(sev, Warn)
-		text += fmt.Sprintf(", printed %s without naming the ids of the fake kbs", preview(out))
+		said, why = d.silent(lr)
 	default:
-		text += ", printed the checkpoint as plain text naming both ids"
+		var outSev Severity
+		outSev, said = checkpointOutput(a, r.event, out)
+		sev = max(sev, outSev)
 	}
-	if r.calls == 0 && r.pct >= int64(at) && len(out) > 0 {
+	text += ", " + said
+	if lr.calls == 0 && r.pct >= int64(at) && len(out) > 0 {
 		sev = max(sev, Warn)
 		text += ", without calling kbs"
 	}
 	return sev, text, why
+}
+
+// checkpointOutput rates what a run of the checkpoint above the threshold
+// printed after an event: the checkpoint naming the fake's issues, as
+// additionalContext JSON where plain output does not reach the model.
+func checkpointOutput(a *agent, event string, out []byte) (Severity, string) {
+	switch {
+	case jsonOnly[event]:
+		ctx, err := additionalContext(out, event)
+		switch {
+		case err != nil:
+			return Warn, fmt.Sprintf("printed %s, not the additionalContext JSON that %s passes on after a %s hook (%v)", preview(out), a.p.Title, event, err)
+		case !namesIDs(ctx):
+			return Warn, "printed the checkpoint as additionalContext JSON without naming the ids of the fake kbs"
+		}
+		return OK, "printed the checkpoint as additionalContext JSON naming both ids"
+	case (out[0] == '{' || out[0] == '[') && a.p.Hooks.JSONOutput:
+		return Warn, "printed output that begins with " + string(out[0]) + ", which " + a.p.Title + " parses as JSON and drops"
+	case !namesIDs(string(out)):
+		return Warn, fmt.Sprintf("printed %s without naming the ids of the fake kbs", preview(out))
+	}
+	return OK, "printed the checkpoint as plain text naming both ids"
 }
 
 // additionalContext reads the JSON a hook prints to add context, as Codex
@@ -715,7 +737,7 @@ func additionalContext(out []byte, event string) (string, error) {
 // judgeHint rates the run of the summary hint: exit 0, the fake's issues
 // printed, and nothing that blocks the compaction (exit 2 or a
 // "decision").
-func (d *doctor) judgeHint(a *agent, r cpProbe) (Severity, string, int) {
+func (d *doctor) judgeHint(a *agent, r liveRun) (Severity, string, int) {
 	sev, failed := runFailure(a, r)
 	if r.res.startErr != nil || r.res.killed {
 		return sev, failed, whyScript

@@ -47,7 +47,7 @@ type scenario struct {
 	hangs bool   // the fake never answers: the run takes the whole budget
 }
 
-// liveRun is one run of a hook.
+// liveRun is what one run of a hook did (hookrun.go runs every one).
 type liveRun struct {
 	scenario scenario
 	res      procResult
@@ -76,9 +76,12 @@ type liveJob struct {
 	probe time.Duration
 	// notRun says why the hook was not run (a script that is not
 	// nowhook's, outside --live; a matcher that never selects compact).
+	// Its runs are d.ranFor(job).
 	notRun string
-	runs   []*future[liveRun]
 }
+
+// liveScenarios are the three live runs of a compact hook.
+var liveScenarios = []scenario{{name: "your kbs"}, {name: "failing kbs", fake: failingKbs}, {name: "hanging kbs", fake: hangingKbs, hangs: true}}
 
 // effective is the budget the job's runs give kbs.
 func (j *liveJob) effective() time.Duration {
@@ -102,6 +105,10 @@ type slowResults struct {
 	liveSkipped string // why the live runs could not start, if so
 	query       *future[kbsQuery]
 	live        []*liveJob
+	// runs are the hook runs started (hookrun.go), each with what it is
+	// for; fakes counts the fake kbs written for them.
+	runs  []*ran
+	fakes int
 	// tmp is the temporary directory of the fake kbs programs (and the
 	// checkpoint's synthetic transcripts and state), made on first use
 	// and removed when everything started has ended; tmpErr says why it
@@ -159,15 +166,7 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, longest+overallSlack)
-	if d.kanbus.Config != "" {
-		if prog, _ := d.findKbs(); prog != "" {
-			limit := budget
-			if !d.live {
-				limit = min(budget, probeBudget)
-			}
-			d.slow.query = start(func() kbsQuery { return d.runQuery(ctx, prog, d.queryDir(), budget, limit) })
-		}
-	}
+	d.startQuery(ctx, budget)
 	for _, a := range d.present() {
 		for _, c := range agentChecks(a.p) {
 			if st, ok := c.(starter); ok {
@@ -180,69 +179,69 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 			continue
 		}
 		for _, s := range a.specs {
-			if s.mode != agentpkg.Reinject {
-				continue
-			}
-			h, ok := firstRunnable(s.ours)
-			if !ok {
-				continue
-			}
-			job := &liveJob{a: a, h: h, budget: budget}
-			if b, ok := diag.ScriptBudget(filepath.Join(d.root, s.script)); ok {
-				job.budget, job.ownBudget = b, true
-			}
-			if t, ok := h.Obj["timeout"].(json.Number); ok {
-				job.timeout = t.String()
-			}
-			d.slow.live = append(d.slow.live, job)
-			if job.notRun = d.notRun(a, s, h); job.notRun != "" {
-				continue
-			}
-			if !d.live && d.goRuntime() {
-				// The python3 fallback can spend the probe budget
-				// starting on a busy machine: its runs get the wrapper's
-				// own budget (the runtime row warns of the fallback).
-				job.probe = probeBudget
-			}
-			job.limit = d.limit
-			if job.limit == 0 {
-				// The hanging-kbs run takes the whole budget: wait for it.
-				job.limit = job.effective() + 2*time.Second
-			}
-			tmp, err := d.scratch()
-			if err != nil {
-				d.slow.liveSkipped = "cannot make a temporary directory for the fake kbs: " + err.Error()
-				d.slow.live = d.slow.live[:len(d.slow.live)-1]
-				continue
-			}
-			for _, sc := range []scenario{{name: "your kbs"}, {name: "failing kbs", fake: failingKbs}, {name: "hanging kbs", fake: hangingKbs, hangs: true}} {
-				var fk *fake
-				if sc.fake != "" {
-					var err error
-					if fk, err = writeFake(filepath.Join(tmp, a.p.Name+"-"+strings.Fields(sc.name)[0]), sc.fake); err != nil {
-						continue
-					}
-				}
-				job.runs = append(job.runs, start(func() liveRun { return d.runHook(ctx, job, sc, fk) }))
+			if s.mode == agentpkg.Reinject {
+				d.startLive(ctx, a, s, budget)
 			}
 		}
 	}
 	return func() {
-		for _, j := range d.slow.live {
-			for _, r := range j.runs {
-				r.wait()
-			}
-		}
-		if d.slow.query != nil {
-			d.slow.query.wait()
-		}
-		for _, wait := range d.slow.waits {
-			wait()
-		}
+		d.endSlow()
 		cancel()
-		if d.slow.tmp != "" {
-			os.RemoveAll(d.slow.tmp)
-		}
+	}
+}
+
+// startQuery starts doctor's own kbs query, where there is a Kanbus
+// project and a kbs: bounded by the probe budget outside --live.
+func (d *doctor) startQuery(ctx context.Context, budget time.Duration) {
+	if d.kanbus.Config == "" {
+		return
+	}
+	prog, _ := d.findKbs()
+	if prog == "" {
+		return
+	}
+	limit := budget
+	if !d.live {
+		limit = min(budget, probeBudget)
+	}
+	d.slow.query = start(func() kbsQuery { return d.runQuery(ctx, prog, d.queryDir(), budget, limit) })
+}
+
+// startLive adds the live job of the re-inject entry s of agent a, and
+// starts its runs unless it is not run.
+func (d *doctor) startLive(ctx context.Context, a *agent, s *ourSpec, budget time.Duration) {
+	h, ok := firstRunnable(s.ours)
+	if !ok {
+		return
+	}
+	job := &liveJob{a: a, h: h, budget: budget}
+	if b, ok := diag.ScriptBudget(filepath.Join(d.root, s.script)); ok {
+		job.budget, job.ownBudget = b, true
+	}
+	if t, ok := h.Obj["timeout"].(json.Number); ok {
+		job.timeout = t.String()
+	}
+	if job.notRun = d.notRun(a, s, h); job.notRun != "" {
+		d.slow.live = append(d.slow.live, job)
+		return
+	}
+	if !d.live && d.goRuntime() {
+		// The python3 fallback can spend the probe budget starting on a
+		// busy machine: its runs get the wrapper's own budget (the
+		// runtime row warns of the fallback).
+		job.probe = probeBudget
+	}
+	// The hanging-kbs run takes the whole budget: wait for it.
+	job.limit = d.runLimit(job.effective())
+	if _, err := d.scratch(); err != nil {
+		d.slow.liveSkipped = "cannot make a temporary directory for the fake kbs: " + err.Error()
+		return
+	}
+	d.slow.live = append(d.slow.live, job)
+	for _, sc := range liveScenarios {
+		// A fake kbs that cannot be written leaves its run out.
+		d.startHook(ctx, hookRun{of: job, a: a, command: h.Command, dir: d.root,
+			payload: compactPayload(d.from), scenario: sc, probe: job.probe, limit: job.limit})
 	}
 }
 
@@ -284,11 +283,7 @@ func (d *doctor) notRun(a *agent, s *ourSpec, h diag.Handler) string {
 	if a.p.Hooks.Layout == agentpkg.LayoutGrouped && (h.BadMatch || !matchMatcher(h.Matcher, "compact").matches) {
 		return fmt.Sprintf("not run: %s does not run this hook after a compaction (%s.hook says why)", a.p.Title, a.p.Name)
 	}
-	if d.live {
-		return ""
-	}
-	switch state, _ := generate.InspectScript(d.readScript(s.script)); state {
-	case generate.ScriptOurs, generate.ScriptAbsent:
+	if d.quickRuns(s.script) {
 		return ""
 	}
 	return fmt.Sprintf("not run: %s is not nowhook's wrapper (%s.script says whose it is), so a quick run cannot prove its budget; nowhook doctor --live runs it with your kbs, a failing one and a hanging one", s.script, a.p.Name)
@@ -347,34 +342,6 @@ func (d *doctor) hookEnv(a *agent, fk *fake, extra ...string) []string {
 		env = append(env, "PATH="+fk.dir+string(filepath.ListSeparator)+path, "KBS="+filepath.Join(fk.dir, fakeNames[0]))
 	}
 	return append(env, extra...)
-}
-
-func (d *doctor) runHook(ctx context.Context, job *liveJob, sc scenario, fk *fake) liveRun {
-	payload, _ := json.Marshal(map[string]string{
-		"session_id":      "nowhook-doctor",
-		"transcript_path": "",
-		"cwd":             d.from,
-		"hook_event_name": "SessionStart",
-		"source":          "compact",
-	})
-	r := liveRun{scenario: sc}
-	var extra []string
-	if job.probe > 0 {
-		extra = append(extra, reminder.ProbeBudgetEnv+"="+strconv.FormatFloat(job.probe.Seconds(), 'f', -1, 64))
-	}
-	r.res = runProc(ctx, proc{
-		argv:  []string{job.a.p.Hooks.Shell, "-c", job.h.Command},
-		dir:   d.root,
-		env:   d.hookEnv(job.a, fk, extra...),
-		stdin: append(payload, '\n'),
-		limit: job.limit,
-	})
-	if fk != nil {
-		pids := readPids(fk.calls)
-		r.calls = len(pids)
-		r.strays = killStrays(pids)
-	}
-	return r
 }
 
 func readPids(path string) []int {
@@ -460,28 +427,51 @@ func (d *doctor) liveFinding(job *liveJob, items int) Finding {
 		}
 		return f
 	}
-	runs := make([]liveRun, len(job.runs))
+	all, parts := d.judgeRuns(job, items)
+	script := scriptFor(job)
+	state, _ := generate.InspectScript(d.readScript(script))
+	how := "compact SessionStart payload"
+	if job.probe > 0 {
+		how += ", probe budget " + job.probe.String()
+	}
+	f := Finding{Path: job.h.File.Show, Severity: all.sev,
+		Message: fmt.Sprintf("ran %s's compact hook (%s -c, %s): %s", job.a.p.Title, job.a.p.Hooks.Shell, how, strings.Join(parts, "; "))}
+	// A script that is not nowhook's: say what the probes showed it
+	// lacks, and offer nowhook's wrapper. Ours: NOWHOOK_DEBUG shows why it
+	// printed nothing or never called kbs.
+	// A missing script is the script check's to report, with its fix.
+	theirs := state != generate.ScriptOurs && state != generate.ScriptAbsent
+	yoursToFix := theirs && all.lacks.any()
+	if yoursToFix {
+		f.Message += "; " + all.lacks.say(script, state)
+	}
+	all.debug = all.debug || (state == generate.ScriptOurs && len(all.lacks.missedKbs) > 0)
+	d.liveFix(&f, job, script, theirs, yoursToFix, all)
+	return f
+}
+
+// judgeRuns rates a job's runs together: all is the worst of them, with
+// what they showed the script lacks and whether NOWHOOK_DEBUG or doctor
+// --live would tell more; parts describe them, runs that failed the same
+// way (without a time) in one part.
+func (d *doctor) judgeRuns(job *liveJob, items int) (all verdict, parts []string) {
+	started := d.ranFor(job)
+	runs := make([]liveRun, len(started))
 	var yours *liveRun
-	for i, fu := range job.runs {
-		runs[i] = fu.wait()
+	for i, r := range started {
+		runs[i] = r.wait()
 		if runs[i].scenario.fake == "" {
 			yours = &runs[i]
 		}
 	}
-	script := scriptFor(job)
-	state, _ := generate.InspectScript(d.readScript(script))
-	f := Finding{Path: job.h.File.Show}
-	var parts, names []string
-	var lacks lacking
-	debug, recheck := false, false
+	var names []string
 	last := ""
 	for i, r := range runs {
 		v := d.judge(job, r, yours, items)
-		f.Severity = max(f.Severity, v.sev)
-		lacks = lacks.or(v.lacks)
-		debug = debug || v.debug
-		recheck = recheck || v.recheck
-		// Runs that failed the same way (without a time) share one part.
+		all.sev = max(all.sev, v.sev)
+		all.lacks = all.lacks.or(v.lacks)
+		all.debug = all.debug || v.debug
+		all.recheck = all.recheck || v.recheck
 		if i > 0 && (v.text != last || strings.Contains(v.text, " in ")) {
 			parts = append(parts, strings.Join(names, ", ")+": "+last)
 			names = nil
@@ -491,28 +481,19 @@ func (d *doctor) liveFinding(job *liveJob, items int) Finding {
 	if len(names) > 0 {
 		parts = append(parts, strings.Join(names, ", ")+": "+last)
 	}
-	how := "compact SessionStart payload"
-	if job.probe > 0 {
-		how += ", probe budget " + job.probe.String()
-	}
-	f.Message = fmt.Sprintf("ran %s's compact hook (%s -c, %s): %s", job.a.p.Title, job.a.p.Hooks.Shell, how, strings.Join(parts, "; "))
-	// A script that is not nowhook's: say what the probes showed it
-	// lacks, and offer nowhook's wrapper. Ours: NOWHOOK_DEBUG shows why it
-	// printed nothing or never called kbs.
-	// A missing script is the script check's to report, with its fix.
-	yoursToFix := state != generate.ScriptOurs && state != generate.ScriptAbsent && lacks.any()
-	if yoursToFix {
-		f.Message += "; " + lacks.say(script, state)
-	}
-	debug = debug || (state == generate.ScriptOurs && len(lacks.missedKbs) > 0)
-	// One problem, one fix: a script that is missing, not a file or not
-	// executable is the script row's to fix; nowhook's own wrapper, with
-	// its file in order, a plain setup rewrites; only a script of the
-	// user's needs --force. The command is spelled as the script and hook
-	// rows spell it (the live runs are re-inject's).
+	return all, parts
+}
+
+// liveFix gives the live row f its one fix. One problem, one fix: a
+// script that is missing, not a file or not executable is the script
+// row's to fix; nowhook's own wrapper, with its file in order, a plain
+// setup rewrites; only a script of the user's (theirs) needs --force. The
+// command is spelled as the script and hook rows spell it (the live runs
+// are re-inject's).
+func (d *doctor) liveFix(f *Finding, job *liveJob, script string, theirs, yoursToFix bool, all verdict) {
 	arg := job.a.p.Name + "=" + string(agentpkg.Reinject)
 	setup := d.setupFix(arg)
-	if state != generate.ScriptOurs && state != generate.ScriptAbsent {
+	if theirs {
 		setup = d.setupFix(arg, "--force")
 	}
 	switch {
@@ -523,14 +504,13 @@ func (d *doctor) liveFinding(job *liveJob, items int) Finding {
 		f.Message += fmt.Sprintf("; %s.script names the cause and its fix", job.a.p.Name)
 	case f.Severity == Error:
 		f.Fix = setup
-	case debug && f.Severity > OK && !recheck:
+	case all.debug && f.Severity > OK && !all.recheck:
 		f.Fix = fmt.Sprintf(`echo '{"source":"compact"}' | NOWHOOK_DEBUG=1 %s`, d.showFix(filepath.Join(d.root, script)))
-	case recheck:
+	case all.recheck:
 		f.Fix = "nowhook doctor --live" + d.dirFlag
 	case yoursToFix, f.Severity > Info:
 		f.Fix = setup
 	}
-	return f
 }
 
 // scriptFileBroken reports whether the repository's script rel is
@@ -554,8 +534,8 @@ func (d *doctor) withoutScript(a *agent, script string) string {
 		if job.a != a || scriptFor(job) != script {
 			continue
 		}
-		for _, fu := range job.runs {
-			if r := fu.wait(); r.scenario.fake == "" {
+		for _, started := range d.ranFor(job) {
+			if r := started.wait(); r.scenario.fake == "" {
 				yours = &r
 			}
 		}
