@@ -3,12 +3,16 @@ package doctor
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/cmd/internal/reminder"
+	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 )
 
 // Doctor's one hook runner. Every row that runs an installed hook (the
@@ -146,4 +150,123 @@ func compactPayload(cwd string) []byte {
 func payloadLine(pl map[string]any) []byte {
 	b, _ := json.Marshal(pl) // strings, numbers and maps of them: no error
 	return append(b, '\n')
+}
+
+// fakeNames are the names the hook may call Kanbus's CLI by.
+var fakeNames = []string{"kbs", "kanbus"}
+
+// scenario is one way of running a hook.
+type scenario struct {
+	name  string // as shown: "your kbs", "failing kbs", "hanging kbs"
+	fake  string // the fake kbs script, "" for the user's own
+	hangs bool   // the fake never answers: the run takes the whole budget
+}
+
+// liveRun is what one run of a hook did (hookrun.go runs every one).
+type liveRun struct {
+	scenario scenario
+	res      procResult
+	calls    int   // times the fake kbs was started
+	strays   []int // fake kbs processes still running after the hook exited (killed)
+}
+
+// fake is a fake kbs set up for one run: its directory (first on PATH)
+// and the file that records its calls.
+type fake struct{ dir, calls string }
+
+// scratch returns the run's temporary directory, making it on first use.
+func (d *doctor) scratch() (string, error) {
+	if d.slow.tmp == "" && d.slow.tmpErr == nil {
+		d.slow.tmp, d.slow.tmpErr = os.MkdirTemp("", "nowhook-doctor-")
+	}
+	return d.slow.tmp, d.slow.tmpErr
+}
+
+// writeFake makes dir and writes the fake kbs there under every name
+// the hook may call it by.
+func writeFake(dir, script string) (*fake, error) {
+	fk := &fake{dir: dir, calls: filepath.Join(dir, "calls")}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return nil, err
+	}
+	body := []byte(fmt.Sprintf(script, diag.ShellQuote(fk.calls)))
+	for _, name := range fakeNames {
+		if err := os.WriteFile(filepath.Join(dir, name), body, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	return fk, nil
+}
+
+// hookEnv is the environment a hook gets from its agent; with a fake kbs,
+// KBS names it and its directory comes first on PATH. extra are
+// VAR=value settings that replace the environment's.
+func (d *doctor) hookEnv(a *agent, fk *fake, extra ...string) []string {
+	drop := map[string]bool{"NOWHOOK_DEBUG": true, reminder.ProbeBudgetEnv: true}
+	if fk != nil {
+		drop["KBS"] = true
+		drop["PATH"] = true
+	}
+	if a.p.Hooks.ProjectDirEnv != "" {
+		drop[a.p.Hooks.ProjectDirEnv] = true
+	}
+	for _, kv := range extra {
+		k, _, _ := strings.Cut(kv, "=")
+		drop[k] = true
+	}
+	var env []string
+	for _, kv := range d.env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !drop[k] {
+			env = append(env, kv)
+		}
+	}
+	if a.p.Hooks.ProjectDirEnv != "" {
+		env = append(env, a.p.Hooks.ProjectDirEnv+"="+d.root)
+	}
+	if fk != nil {
+		path := osutil.Getenv(d.env, "PATH")
+		if path == "" {
+			path = "/usr/local/bin:/usr/bin:/bin"
+		}
+		env = append(env, "PATH="+fk.dir+string(filepath.ListSeparator)+path, "KBS="+filepath.Join(fk.dir, fakeNames[0]))
+	}
+	return append(env, extra...)
+}
+
+func readPids(path string) []int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(b)) {
+		if pid, err := strconv.Atoi(f); err == nil && pid > 1 {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// killStrays waits a moment for the fake kbs processes to end, then kills
+// and returns those still running.
+func killStrays(pids []int) []int {
+	deadline := time.Now().Add(strayWait)
+	var alive []int
+	for {
+		alive = alive[:0]
+		for _, pid := range pids {
+			if osutil.Running(pid) {
+				alive = append(alive, pid)
+			}
+		}
+		if len(alive) == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, pid := range alive {
+		osutil.KillPID(pid)
+	}
+	return append([]int(nil), alive...)
 }

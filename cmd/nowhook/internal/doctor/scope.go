@@ -243,7 +243,7 @@ func (d *doctor) userLive(ctx context.Context, a *agent, h diag.Handler, budget 
 		f.Severity, f.Message = Info, "the live runs were skipped: cannot write their folders: "+err.Error()
 		return f
 	}
-	limit := budget + 2*time.Second
+	limit := d.runLimit(budget)
 	var bad []string
 	for _, run := range []struct {
 		dir, label, want string // want: why it should print nothing ("": the reminder)
