@@ -124,8 +124,9 @@ func (d *doctor) endSlow() {
 	}
 }
 
-// runLimit is how long doctor lets a run take: the --limit of its tests,
-// or the budget the run gives kbs and two seconds more.
+// runLimit is how long doctor lets a run take: Options.LiveLimit (which
+// this package's tests set), or the budget the run gives kbs and two
+// seconds more.
 func (d *doctor) runLimit(budget time.Duration) time.Duration {
 	if d.limit != 0 {
 		return d.limit
