@@ -156,7 +156,7 @@ func cpPayload(probe *agentpkg.Transcript, event string, hint bool, session, tra
 
 // quickRuns reports whether doctor runs the script: under --live any
 // script, otherwise only nowhook's own, unchanged (or a missing one, whose
-// command fails at once), as notRun decides for the compact hook.
+// command fails at once); the compact hook's notRun asks it too.
 func (d *doctor) quickRuns(script string) bool {
 	if d.live {
 		return true
