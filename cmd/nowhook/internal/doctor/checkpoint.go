@@ -1,19 +1,14 @@
 package doctor
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/nowhook/nowhook/cmd/internal/osutil"
-	"github.com/nowhook/nowhook/cmd/internal/reminder"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
@@ -224,34 +219,12 @@ func (d *doctor) checkpointShape(a *agent, s *ourSpec, h diag.Handler, want gene
 		return "", out
 	}
 	how := []string{fmt.Sprintf("%s:%d", h.File.Show, h.Line)}
-	wantMatcher, _ := memberValue(want.Entry, "matcher").(string)
-	switch {
-	case h.BadMatch:
-		bad(Warn, "the group's matcher is not a string; %s rejects the group", a.p.Title)
-	case wantMatcher != "" && !matchMatcher(h.Matcher, wantMatcher).all:
-		bad(Warn, "the group's matcher %q selects only some tools, so the checkpoint runs only after those and a climb through the others goes unnoticed", *h.Matcher)
-	case wantMatcher != "" && h.Matcher != nil:
-		how = append(how, fmt.Sprintf("matcher %q", *h.Matcher))
+	if m := cpMatcher(a, h, want, bad); m != "" {
+		how = append(how, m)
 	}
-	if t, ok := h.Obj["type"].(string); !ok || t != "command" {
-		bad(Warn, `has "type": %s; %s runs only "command" handlers here`, jsonText(h.Obj["type"]), a.p.Title)
-	}
-	if _, ok := h.Obj["command"].(string); !ok {
-		bad(Warn, `"command" is not a string; %s needs one command string`, a.p.Title)
-	}
-	if raw, ok := h.Obj["timeout"]; ok {
-		n, isNum := raw.(json.Number)
-		secs, err := strconv.ParseFloat(n.String(), 64)
-		switch {
-		case !isNum:
-			bad(Warn, `"timeout" is %s, not a number of seconds; %s rejects the handler`, jsonText(raw), a.p.Title)
-		case err != nil || secs <= 0:
-			bad(Warn, `"timeout": %s is not a positive number of seconds; %s rejects the handler`, n, a.p.Title)
-		case hasBudget && time.Duration(secs*float64(time.Second)) < budget:
-			bad(Warn, `"timeout": %s cancels the hook before the %s %s gives kbs`, n, budget, s.script)
-		default:
-			how = append(how, "timeout "+n.String()+"s")
-		}
+	cpHandlerKeys(a, h, bad)
+	if t := cpTimeout(a, s, h, budget, hasBudget, bad); t != "" {
+		how = append(how, t)
 	}
 	if async, ok := h.Obj["async"]; ok && async != false {
 		bad(Warn, `has "async": %s; %s adds nothing from an async hook to the context`, jsonText(async), a.p.Title)
@@ -260,6 +233,56 @@ func (d *doctor) checkpointShape(a *agent, s *ourSpec, h diag.Handler, want gene
 		bad(Info, "runs %s with the older command %q; setup replaces it in place with %q", s.script, h.Command, wantCmd)
 	}
 	return s.schema.Event + " (" + strings.Join(how, ", ") + ")", out
+}
+
+// complain adds a row about what is wrong with a handler.
+type complain func(sev Severity, format string, args ...any)
+
+// cpMatcher checks the matcher of a checkpoint entry's group against the
+// one setup writes, and describes it ("" when there is none to show).
+func cpMatcher(a *agent, h diag.Handler, want generate.Hook, bad complain) string {
+	wantMatcher, _ := memberValue(want.Entry, "matcher").(string)
+	switch {
+	case h.BadMatch:
+		bad(Warn, "the group's matcher is not a string; %s rejects the group", a.p.Title)
+	case wantMatcher != "" && !matchMatcher(h.Matcher, wantMatcher).all:
+		bad(Warn, "the group's matcher %q selects only some tools, so the checkpoint runs only after those and a climb through the others goes unnoticed", *h.Matcher)
+	case wantMatcher != "" && h.Matcher != nil:
+		return fmt.Sprintf("matcher %q", *h.Matcher)
+	}
+	return ""
+}
+
+// cpHandlerKeys checks a checkpoint handler's type and command.
+func cpHandlerKeys(a *agent, h diag.Handler, bad complain) {
+	if t, ok := h.Obj["type"].(string); !ok || t != "command" {
+		bad(Warn, `has "type": %s; %s runs only "command" handlers here`, jsonText(h.Obj["type"]), a.p.Title)
+	}
+	if _, ok := h.Obj["command"].(string); !ok {
+		bad(Warn, `"command" is not a string; %s needs one command string`, a.p.Title)
+	}
+}
+
+// cpTimeout checks a checkpoint handler's timeout against the budget its
+// script gives kbs, and describes it ("" when there is none to show).
+func cpTimeout(a *agent, s *ourSpec, h diag.Handler, budget time.Duration, hasBudget bool, bad complain) string {
+	raw, ok := h.Obj["timeout"]
+	if !ok {
+		return ""
+	}
+	n, isNum := raw.(json.Number)
+	secs, err := strconv.ParseFloat(n.String(), 64)
+	switch {
+	case !isNum:
+		bad(Warn, `"timeout" is %s, not a number of seconds; %s rejects the handler`, jsonText(raw), a.p.Title)
+	case err != nil || secs <= 0:
+		bad(Warn, `"timeout": %s is not a positive number of seconds; %s rejects the handler`, n, a.p.Title)
+	case hasBudget && time.Duration(secs*float64(time.Second)) < budget:
+		bad(Warn, `"timeout": %s cancels the hook before the %s %s gives kbs`, n, budget, s.script)
+	default:
+		return "timeout " + n.String() + "s"
+	}
+	return ""
 }
 
 // memberValue is the value of key in an ordered JSON object, or nil.
@@ -294,473 +317,4 @@ func (d *doctor) checkpointScripts(a *agent) []Finding {
 		out = append(out, f)
 	}
 	return out
-}
-
-// The live runs of the checkpoint. Each runs an installed entry's command
-// the way the agent would (its shell, in the project directory, with a
-// payload of the entry's event on stdin) against a synthetic transcript
-// in doctor's temporary directory, with a fake kbs there that lists two
-// issues, and with XDG_STATE_HOME there too, so that the checkpoint's
-// latch is doctor's own (each run has a session id of its own) and
-// nothing of the user's is written. NOWHOOK_DEBUG=1 makes the runtime say
-// why it printed nothing.
-
-// probeIDs are the issues the fake kbs lists.
-var probeIDs = []string{"nowhook-doctor-1", "nowhook-doctor-2"}
-
-// listingKbs is the fake kbs of the checkpoint's live runs, as fmt
-// formats it: %[1]s is the file that records the pid of every call.
-const listingKbs = "#!/bin/sh\necho \"$$\" >>%[1]s\ncat <<'EOF'\n" +
-	`[{"id": "nowhook-doctor-1", "title": "First issue of the fake kbs of nowhook doctor", "type": "task", "status": "in_progress", "priority": 1, "right_now_summary": null, "parent": null},` + "\n" +
-	` {"id": "nowhook-doctor-2", "title": "Second issue of the fake kbs of nowhook doctor", "type": "task", "status": "in_progress", "priority": 2, "right_now_summary": null, "parent": null}]` +
-	"\nEOF\n"
-
-// jsonOnly are the events whose plain stdout does not reach the model:
-// the checkpoint must print additionalContext JSON there (measured on
-// Claude Code 2.1.332 and Codex 0.171.0, docs/platforms.md, "Checkpoint:
-// which hook output reaches the model").
-var jsonOnly = map[string]bool{"PostToolUse": true}
-
-// cpProbe is one live run of a checkpoint entry.
-type cpProbe struct {
-	script string
-	event  string
-	pct    int64 // the context use the transcript shows, in percent; -1 for the hint
-	res    procResult
-	calls  int
-	strays []int
-}
-
-// cpLive is the live check of an agent's checkpoint.
-type cpLive struct {
-	skipped string // why it was not run
-	tmpErr  string // why it could not be run: no temporary directory
-	at      int
-	atKnown bool
-	about   string
-	runs    []*future[cpProbe]
-	hints   []*future[cpProbe]
-	// notRun are the scripts not run: outside --live, those that are not
-	// nowhook's unchanged ones (as the compact hook's live runs).
-	notRun []string
-}
-
-// Start runs the installed checkpoint live, when all of it is installed.
-func (checkpointCheck) Start(ctx context.Context, d *doctor, a *agent) {
-	missing, installed := d.checkpointParts(a)
-	if !installed || len(missing) > 0 || a.p.Hooks.Shell == "" {
-		return
-	}
-	l := &cpLive{}
-	a.cpLive = l
-	probe := a.p.Doctor.Transcript
-	if probe == nil {
-		l.skipped = "doctor cannot write a transcript of " + a.p.Title + " for it"
-		return
-	}
-	tmp, err := d.scratch()
-	if err != nil {
-		l.tmpErr = "cannot make a temporary directory for the synthetic transcript and the fake kbs: " + err.Error()
-		return
-	}
-	l.at, l.atKnown = d.checkpointAt(a)
-	l.about = probe.About
-	state := filepath.Join(tmp, a.p.Name+"-state")
-	n := 0
-	launch := func(s *ourSpec, pct int64, hint bool) *future[cpProbe] {
-		h, ok := firstRunnable(s.ours)
-		if !ok {
-			return nil
-		}
-		n++
-		name := fmt.Sprintf("%s-checkpoint-%d", a.p.Name, n)
-		dir := filepath.Join(tmp, name)
-		fk, err := writeFake(dir, listingKbs)
-		if err != nil {
-			return nil
-		}
-		transcript := filepath.Join(dir, "transcript.jsonl")
-		used := probe.Window * pct / 100
-		if err := os.WriteFile(transcript, probe.Write(used), 0o600); err != nil {
-			return nil
-		}
-		pl := map[string]any{
-			"session_id":      "nowhook-doctor-" + name,
-			"transcript_path": transcript,
-			"cwd":             d.from,
-			"hook_event_name": s.schema.Event,
-		}
-		switch {
-		case hint:
-			pl["trigger"], pl["custom_instructions"] = "manual", nil
-			pct = -1
-		case jsonOnly[s.schema.Event]:
-			pl["tool_name"] = "Bash"
-			pl["tool_input"] = map[string]any{"command": "true"}
-			pl["tool_response"] = map[string]any{"stdout": "", "stderr": ""}
-			pl["tool_use_id"] = probe.ToolID
-		default:
-			pl["prompt"] = "nowhook doctor"
-		}
-		if probe.Payload != nil {
-			probe.Payload(pl)
-		}
-		if probe.Use != nil && !hint {
-			probe.Use(pl, used)
-		}
-		payload, _ := json.Marshal(pl)
-		budget, ok := cpBudget(d.readScript(s.script))
-		if !ok {
-			budget = agentpkg.DefaultBudget
-		}
-		extra := []string{"XDG_STATE_HOME=" + state, "NOWHOOK_DEBUG=1"}
-		if !d.live {
-			budget = probeBudget
-			extra = append(extra, reminder.ProbeBudgetEnv+"="+strconv.FormatFloat(probeBudget.Seconds(), 'f', -1, 64))
-		}
-		limit := d.limit
-		if limit == 0 {
-			limit = budget + 2*time.Second
-		}
-		env := d.hookEnv(a, fk, extra...)
-		event := s.schema.Event
-		fu := start(func() cpProbe {
-			r := cpProbe{script: s.script, event: event, pct: pct}
-			r.res = runProc(ctx, proc{argv: []string{a.p.Hooks.Shell, "-c", h.Command}, dir: d.root, env: env, stdin: append(payload, '\n'), limit: limit})
-			pids := readPids(fk.calls)
-			r.calls, r.strays = len(pids), killStrays(pids)
-			return r
-		})
-		d.slow.waits = append(d.slow.waits, func() { fu.wait() })
-		return fu
-	}
-	above := int64(l.at + max((100-l.at)/2, 1))
-	below := int64(l.at / 2)
-	var first *ourSpec
-	for _, s := range a.checkpoint {
-		if !d.quickRuns(s.script) {
-			l.notRun = append(l.notRun, s.script)
-			continue
-		}
-		if !d.runsCheckpointScript(a, s) {
-			if fu := launch(s, above, true); fu != nil {
-				l.hints = append(l.hints, fu)
-			}
-			continue
-		}
-		if first == nil {
-			first = s
-		}
-		if fu := launch(s, above, false); fu != nil {
-			l.runs = append(l.runs, fu)
-		}
-	}
-	if first != nil {
-		if fu := launch(first, below, false); fu != nil {
-			l.runs = append(l.runs, fu)
-		}
-	}
-}
-
-// quickRuns reports whether doctor runs the script: under --live any
-// script, otherwise only nowhook's own, unchanged (or a missing one, whose
-// command fails at once), as notRun decides for the compact hook.
-func (d *doctor) quickRuns(script string) bool {
-	if d.live {
-		return true
-	}
-	state, _ := generate.InspectScript(d.readScript(script))
-	return state == generate.ScriptOurs || state == generate.ScriptAbsent
-}
-
-// runsCheckpointScript reports whether the entry runs the checkpoint
-// script (rather than the summary hint), as the table says.
-func (d *doctor) runsCheckpointScript(a *agent, s *ourSpec) bool {
-	for _, sc := range a.cpScripts {
-		if sc.File == s.script {
-			return isCheckpointScript(sc)
-		}
-	}
-	return false
-}
-
-// checkpointLive reports the live runs: one row for the checkpoint's
-// runs, one for the summary hint's.
-func (d *doctor) checkpointLive(a *agent) []Finding {
-	l := a.cpLive
-	if l == nil {
-		return nil // not started: Static, or not all of it is installed
-	}
-	switch {
-	case l.tmpErr != "":
-		return []Finding{{Severity: Warn, Message: "did not run the checkpoint live: " + l.tmpErr,
-			Fix: "point TMPDIR at a writable directory, then run nowhook doctor again"}}
-	case l.skipped != "":
-		return []Finding{{Severity: Info, Message: "did not run the checkpoint live: " + l.skipped}}
-	}
-	var out []Finding
-	seen := map[string]bool{}
-	for _, script := range l.notRun {
-		if seen[script] {
-			continue
-		}
-		seen[script] = true
-		out = append(out, Finding{Severity: Info, Path: script, Fix: "nowhook doctor --live" + d.dirFlag,
-			Message: fmt.Sprintf("not run: %s is not nowhook's unchanged script (the script row says whose it is), so a quick run does not run it; nowhook doctor --live runs it with a fake kbs", script)})
-	}
-	if len(l.runs) > 0 {
-		threshold := fmt.Sprintf("%d%%", l.at)
-		if !l.atKnown {
-			threshold += " (assumed: the script states none)"
-		}
-		f := Finding{}
-		var parts []string
-		var script string
-		for _, fu := range l.runs {
-			r := fu.wait()
-			sev, text, why := d.judgeCheckpoint(a, r, l.at)
-			f.Severity = max(f.Severity, sev)
-			side := "above"
-			if r.pct < int64(l.at) {
-				side = "below"
-			}
-			parts = append(parts, fmt.Sprintf("%s at %d%%, %s %s: %s", r.event, r.pct, side, threshold, text))
-			if sev > OK && f.Fix == "" {
-				f.Fix = d.liveCheckpointFix(a, why)
-			}
-		}
-		script = l.runs[0].wait().script
-		f.Path = script
-		f.Message = fmt.Sprintf("ran %s (%s -c, %s, a fake kbs listing %s): %s",
-			script, a.p.Hooks.Shell, l.about, strings.Join(probeIDs, " and "), strings.Join(parts, "; "))
-		out = append(out, f)
-	}
-	for _, fu := range l.hints {
-		r := fu.wait()
-		sev, text, why := d.judgeHint(a, r)
-		script := r.script
-		f := Finding{Severity: sev, Path: script,
-			Message: fmt.Sprintf("ran %s, the summary hint (%s -c, %s payload, the same fake kbs): %s", script, a.p.Hooks.Shell, r.event, text)}
-		if sev > OK {
-			f.Fix = d.liveCheckpointFix(a, why)
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
-// Why a live run went wrong, for its fix.
-const (
-	whyScript  = iota // the script or the hook: setup puts it right
-	whyRuntime        // no nowhook on PATH, or one without the checkpoint
-)
-
-// liveCheckpointFix is the fix for a live run that went wrong.
-func (d *doctor) liveCheckpointFix(a *agent, why int) string {
-	if why == whyRuntime {
-		return "install the current nowhook (./install.sh in a nowhook checkout) and put it on PATH"
-	}
-	return d.checkpointFix(a, "--force")
-}
-
-// runFailure says how a run failed besides its exit status and output:
-// it could not start, was stopped, or left processes behind.
-func runFailure(a *agent, r cpProbe) (Severity, string) {
-	res := r.res
-	switch {
-	case res.startErr != nil:
-		return Error, fmt.Sprintf("cannot start %s: %v", a.p.Hooks.Shell, res.startErr)
-	case res.killed:
-		return Error, "still running when doctor stopped it; " + a.p.Title + " cancels it at its timeout and gets nothing"
-	}
-	var notes []string
-	if res.leftover || res.heldOutput {
-		notes = append(notes, "left processes running after it exited")
-	}
-	if len(r.strays) > 0 {
-		notes = append(notes, fmt.Sprintf("left kbs running after it exited (pid %v, killed)", r.strays))
-	}
-	if len(notes) > 0 {
-		return Error, strings.Join(notes, ", ")
-	}
-	return OK, ""
-}
-
-// exitText is "exit N in T", with what the run said on stderr when N is
-// not 0 (a warning: the agent shows the hook as failed).
-func exitText(r cpProbe) (Severity, string) {
-	text := fmt.Sprintf("exit %d in %s", r.res.exit, round(r.res.elapsed))
-	if r.res.exit != 0 {
-		return Warn, text + " (" + lastLine(r.res.stderr) + ")"
-	}
-	return OK, text
-}
-
-// lastLine is the last line a program wrote to stderr (NOWHOOK_DEBUG's
-// verdict), or "no message".
-func lastLine(b []byte) string {
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
-		return truncate(l, 200)
-	}
-	return "no message"
-}
-
-// namesIDs reports whether text names every issue of the fake kbs.
-func namesIDs(text string) bool {
-	for _, id := range probeIDs {
-		if !strings.Contains(text, id) {
-			return false
-		}
-	}
-	return true
-}
-
-// silent says why a run printed nothing where it should have printed.
-func (d *doctor) silent(r cpProbe) (string, int) {
-	_, lean := osutil.LookPath(d.env, "nowhook-reminder")
-	_, full := osutil.LookPath(d.env, "nowhook")
-	if !lean && !full {
-		return "printed nothing: neither nowhook-reminder nor nowhook is on PATH, and the script has no fallback", whyRuntime
-	}
-	why := lastLine(r.res.stderr)
-	if strings.Contains(why, "flag provided but not defined") {
-		return "printed nothing: the nowhook on PATH does not know the flag (" + why + ")", whyRuntime
-	}
-	return "printed nothing (" + why + ")", whyScript
-}
-
-// judgeCheckpoint rates one run of the checkpoint script: above the
-// threshold it must exit 0 and print the checkpoint naming the fake's
-// issues, as additionalContext JSON where plain output does not reach the
-// model; below it, exit 0 and print nothing.
-func (d *doctor) judgeCheckpoint(a *agent, r cpProbe, at int) (Severity, string, int) {
-	sev, failed := runFailure(a, r)
-	if r.res.startErr != nil || r.res.killed {
-		return sev, failed, whyScript
-	}
-	exitSev, text := exitText(r)
-	sev = max(sev, exitSev)
-	if failed != "" {
-		text += ", " + failed
-	}
-	out := bytes.TrimSpace(r.res.stdout)
-	why := whyScript
-	switch {
-	case r.pct < int64(at) && len(out) == 0:
-		text += ", printed nothing"
-	case r.pct < int64(at):
-		sev = max(sev, Warn)
-		text += fmt.Sprintf(", printed %d bytes although the context is below the threshold", len(out))
-	case len(out) == 0:
-		sev = max(sev, Warn)
-		var silent string
-		silent, why = d.silent(r)
-		text += ", " + silent
-	case jsonOnly[r.event]:
-		ctx, err := additionalContext(out, r.event)
-		switch {
-		case err != nil:
-			sev = max(sev, Warn)
-			text += fmt.Sprintf(", printed %s, not the additionalContext JSON that %s passes on after a %s hook (%v)", preview(out), a.p.Title, r.event, err)
-		case !namesIDs(ctx):
-			sev = max(sev, Warn)
-			text += ", printed the checkpoint as additionalContext JSON without naming the ids of the fake kbs"
-		default:
-			text += ", printed the checkpoint as additionalContext JSON naming both ids"
-		}
-	case r.event == "Stop":
-		var v struct{ Decision, Reason string }
-		switch err := json.Unmarshal(out, &v); {
-		case err != nil || v.Decision != "block":
-			sev = max(sev, Warn)
-			text += fmt.Sprintf(", printed %s, not the decision to block the stop whose reason %s sends the model", preview(out), a.p.Title)
-		case !namesIDs(v.Reason):
-			sev = max(sev, Warn)
-			text += ", blocked the stop with a reason that does not name the ids of the fake kbs"
-		default:
-			text += ", blocked the stop with the checkpoint as its reason, naming both ids"
-		}
-	case (out[0] == '{' || out[0] == '[') && a.p.Hooks.JSONOutput:
-		sev = max(sev, Warn)
-		text += ", printed output that begins with " + string(out[0]) + ", which " + a.p.Title + " parses as JSON and drops"
-	case !namesIDs(string(out)):
-		sev = max(sev, Warn)
-		text += fmt.Sprintf(", printed %s without naming the ids of the fake kbs", preview(out))
-	default:
-		text += ", printed the checkpoint as plain text naming both ids"
-	}
-	if r.calls == 0 && r.pct >= int64(at) && len(out) > 0 {
-		sev = max(sev, Warn)
-		text += ", without calling kbs"
-	}
-	return sev, text, why
-}
-
-// additionalContext reads the JSON a hook prints to add context, as Codex
-// reads it (strictly: exactly hookSpecificOutput with hookEventName and
-// additionalContext), and returns the context.
-func additionalContext(out []byte, event string) (string, error) {
-	var v struct {
-		HookSpecificOutput *struct {
-			HookEventName     string  `json:"hookEventName"`
-			AdditionalContext *string `json:"additionalContext"`
-		} `json:"hookSpecificOutput"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(out))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&v); err != nil {
-		return "", err
-	}
-	if dec.More() {
-		return "", fmt.Errorf("more than one JSON value")
-	}
-	switch o := v.HookSpecificOutput; {
-	case o == nil:
-		return "", fmt.Errorf("no hookSpecificOutput")
-	case o.HookEventName != event:
-		return "", fmt.Errorf("hookEventName is %q, not %q", o.HookEventName, event)
-	case o.AdditionalContext == nil:
-		return "", fmt.Errorf("no additionalContext")
-	default:
-		return *o.AdditionalContext, nil
-	}
-}
-
-// judgeHint rates the run of the summary hint: exit 0, the fake's issues
-// printed, and nothing that blocks the compaction (exit 2 or a
-// "decision").
-func (d *doctor) judgeHint(a *agent, r cpProbe) (Severity, string, int) {
-	sev, failed := runFailure(a, r)
-	if r.res.startErr != nil || r.res.killed {
-		return sev, failed, whyScript
-	}
-	exitSev, text := exitText(r)
-	sev = max(sev, exitSev)
-	if r.res.exit == 2 {
-		sev = Error
-		text += ", which blocks the compaction"
-	}
-	if failed != "" {
-		text += ", " + failed
-	}
-	out := bytes.TrimSpace(r.res.stdout)
-	why := whyScript
-	var obj map[string]any
-	switch {
-	case len(out) == 0:
-		sev = max(sev, Warn)
-		var silent string
-		silent, why = d.silent(r)
-		text += ", " + silent
-	case out[0] == '{' && json.Unmarshal(out, &obj) == nil && obj["decision"] != nil:
-		sev = Error
-		text += fmt.Sprintf(", printed a decision (%s), which can block the compaction", jsonText(obj["decision"]))
-	case !namesIDs(string(out)):
-		sev = max(sev, Warn)
-		text += fmt.Sprintf(", printed %s without naming the ids of the fake kbs", preview(out))
-	default:
-		text += ", printed both ids, no decision"
-	}
-	return sev, text, why
 }

@@ -142,15 +142,15 @@ func (clientCheck) Run(d *doctor, a *agent) []Finding {
 	info.Installed = version
 	f.Message = fmt.Sprintf("%s %s (%s): ", a.p.Title, version, asked)
 	info.Proven = proven
-	newest, oldest := proven[0], proven[0]
-	for _, v := range proven {
-		if compareVersions(v, newest) > 0 {
-			newest = v
-		}
-		if compareVersions(v, oldest) < 0 {
-			oldest = v
-		}
-	}
+	d.judgeVersion(&f, a, version, proven, provenOn, install)
+	return []Finding{f}
+}
+
+// judgeVersion rates the installed version of a's client against the
+// versions nowhook's real-client tests passed on (proven), and says so
+// in the row f.
+func (d *doctor) judgeVersion(f *Finding, a *agent, version string, proven []string, provenOn, install string) {
+	newest, oldest := versionRange(proven)
 	switch {
 	case containsVersion(proven, version):
 		f.Severity = OK
@@ -174,7 +174,20 @@ func (clientCheck) Run(d *doctor, a *agent) []Finding {
 			f.Fix = "nowhook doctor --live" + d.dirFlag
 		}
 	}
-	return []Finding{f}
+}
+
+// versionRange is the newest and the oldest of versions (not empty).
+func versionRange(versions []string) (newest, oldest string) {
+	newest, oldest = versions[0], versions[0]
+	for _, v := range versions {
+		if compareVersions(v, newest) > 0 {
+			newest = v
+		}
+		if compareVersions(v, oldest) < 0 {
+			oldest = v
+		}
+	}
+	return newest, oldest
 }
 
 func containsVersion(list []string, v string) bool {

@@ -101,43 +101,20 @@ func runsReminder(command string) bool {
 // project variable is the root, $HOME and ~ the home directory. The first
 // word of a command that holds no slash is a program on PATH, not a file.
 func (d *doctor) commandFiles(a *agent, command string) []string {
-	c := strings.NewReplacer(`"`, "", `'`, "", "`", " ", "$(git rev-parse --show-toplevel)", d.root).Replace(command)
-	vars := map[string]string{"HOME": d.home}
-	if v := a.p.Hooks.ProjectDirEnv; v != "" {
-		vars[v] = d.root
-	}
-	c = varRefRE.ReplaceAllStringFunc(c, func(ref string) string {
-		m := varRefRE.FindStringSubmatch(ref)
-		name := m[1] + m[2]
-		if v, ok := vars[name]; ok && v != "" {
-			return v
-		}
-		return ref
-	})
 	var out []string
-	for _, simple := range commandSepRE.Split(c, -1) {
+	for _, simple := range commandSepRE.Split(d.expandCommand(a, command), -1) {
 		first := true
 		for _, w := range strings.Fields(simple) {
 			if first && assignRE.MatchString(w) {
 				continue // VAR=value before the program
 			}
-			program := first
+			path, ok := d.wordPath(w, first)
 			first = false
-			switch {
-			case strings.HasPrefix(w, "-"), strings.Contains(w, "$"):
+			if !ok {
 				continue
-			case w == "~" || strings.HasPrefix(w, "~/"):
-				if d.home == "" {
-					continue
-				}
-				w = filepath.Join(d.home, w[1:])
-			case program && !strings.Contains(w, "/"):
-				continue // a program on PATH
-			case !filepath.IsAbs(w):
-				w = filepath.Join(d.root, w)
 			}
-			if info, err := os.Stat(w); err == nil && info.Mode().IsRegular() && !containsString(out, w) {
-				out = append(out, w)
+			if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() && !containsString(out, path) {
+				out = append(out, path)
 				if len(out) == maxCommandFiles {
 					return out
 				}
@@ -145,6 +122,44 @@ func (d *doctor) commandFiles(a *agent, command string) []string {
 		}
 	}
 	return out
+}
+
+// expandCommand is a hook command of agent a without its quotes, with the
+// git root, the agent's project variable and $HOME put in.
+func (d *doctor) expandCommand(a *agent, command string) string {
+	c := strings.NewReplacer(`"`, "", `'`, "", "`", " ", "$(git rev-parse --show-toplevel)", d.root).Replace(command)
+	vars := map[string]string{"HOME": d.home}
+	if v := a.p.Hooks.ProjectDirEnv; v != "" {
+		vars[v] = d.root
+	}
+	return varRefRE.ReplaceAllStringFunc(c, func(ref string) string {
+		m := varRefRE.FindStringSubmatch(ref)
+		name := m[1] + m[2]
+		if v, ok := vars[name]; ok && v != "" {
+			return v
+		}
+		return ref
+	})
+}
+
+// wordPath is the file a word of a command names, if it can name one: not
+// a flag, nor a word with a variable left in it, nor the program of a
+// simple command that holds no slash (a program on PATH).
+func (d *doctor) wordPath(w string, program bool) (string, bool) {
+	switch {
+	case strings.HasPrefix(w, "-"), strings.Contains(w, "$"):
+		return "", false
+	case w == "~" || strings.HasPrefix(w, "~/"):
+		if d.home == "" {
+			return "", false
+		}
+		return filepath.Join(d.home, w[1:]), true
+	case program && !strings.Contains(w, "/"):
+		return "", false
+	case !filepath.IsAbs(w):
+		return filepath.Join(d.root, w), true
+	}
+	return w, true
 }
 
 // maxCommandFiles bounds how many files doctor reads for one command.

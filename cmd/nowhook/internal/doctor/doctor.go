@@ -140,7 +140,6 @@ type eachAgent struct{ check }
 // file of the table (Doctor.Quirks), and last the checkpoint's, for an
 // agent with one (Checkpoint), whose live runs come last.
 func agentChecks(p *agentpkg.Agent) []check {
-	entries := len(p.HookEntries()) > 0
 	cs := []check{modeCheck}
 	if len(scripts.Proven(p.Name)) > 0 {
 		cs = append(cs, clientCheck{})
@@ -149,6 +148,24 @@ func agentChecks(p *agentpkg.Agent) []check {
 	if row := p.Reads.BudgetRow(); row != "" {
 		cs = append(cs, budgetCheck{row})
 	}
+	cs = append(cs, hookChecks(p)...)
+	if len(p.Doctor.BlockMisses) > 0 {
+		cs = append(cs, mdCheck)
+	}
+	for _, q := range p.Doctor.Quirks {
+		cs = append(cs, quirk{q})
+	}
+	if len(p.Checkpoint) > 0 {
+		cs = append(cs, checkpointCheck{})
+	}
+	return cs
+}
+
+// hookChecks are the checks of agent p's hook files and entries, in
+// agentChecks' order, from its hook format's flags.
+func hookChecks(p *agentpkg.Agent) []check {
+	entries := len(p.HookEntries()) > 0
+	var cs []check
 	if entries || len(p.Hooks.WrongEvents) > 0 {
 		cs = append(cs, hookFilesCheck)
 	}
@@ -169,15 +186,6 @@ func agentChecks(p *agentpkg.Agent) []check {
 	}
 	if p.Hooks.BlockingEvent != "" {
 		cs = append(cs, blockingCheck)
-	}
-	if len(p.Doctor.BlockMisses) > 0 {
-		cs = append(cs, mdCheck)
-	}
-	for _, q := range p.Doctor.Quirks {
-		cs = append(cs, quirk{q})
-	}
-	if len(p.Checkpoint) > 0 {
-		cs = append(cs, checkpointCheck{})
 	}
 	return cs
 }

@@ -7,12 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
-	"github.com/nowhook/nowhook/cmd/internal/reminder"
 	agentpkg "github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/diag"
 	"github.com/nowhook/nowhook/generate"
@@ -37,28 +35,6 @@ const (
 	hangingKbs = "#!/bin/sh\necho \"$$\" >>%[1]s\nexec sleep 120\n"
 )
 
-// fakeNames are the names the hook may call Kanbus's CLI by.
-var fakeNames = []string{"kbs", "kanbus"}
-
-// scenario is one way of running a hook.
-type scenario struct {
-	name  string // as shown: "your kbs", "failing kbs", "hanging kbs"
-	fake  string // the fake kbs script, "" for the user's own
-	hangs bool   // the fake never answers: the run takes the whole budget
-}
-
-// liveRun is one run of a hook.
-type liveRun struct {
-	scenario scenario
-	res      procResult
-	calls    int   // times the fake kbs was started
-	strays   []int // fake kbs processes still running after the hook exited (killed)
-}
-
-// fake is a fake kbs set up for one run: its directory (first on PATH)
-// and the file that records its calls.
-type fake struct{ dir, calls string }
-
 // liveJob is the live check of one installed hook.
 type liveJob struct {
 	a      *agent
@@ -76,9 +52,12 @@ type liveJob struct {
 	probe time.Duration
 	// notRun says why the hook was not run (a script that is not
 	// nowhook's, outside --live; a matcher that never selects compact).
+	// Its runs are d.ranFor(job).
 	notRun string
-	runs   []*future[liveRun]
 }
+
+// liveScenarios are the three live runs of a compact hook.
+var liveScenarios = []scenario{{name: "your kbs"}, {name: "failing kbs", fake: failingKbs}, {name: "hanging kbs", fake: hangingKbs, hangs: true}}
 
 // effective is the budget the job's runs give kbs.
 func (j *liveJob) effective() time.Duration {
@@ -117,6 +96,10 @@ type slowResults struct {
 	liveSkipped string // why the live runs could not start, if so
 	query       *future[kbsQuery]
 	live        []*liveJob
+	// runs are the hook runs started (hookrun.go), each with what it is
+	// for; fakes counts the fake kbs written for them.
+	runs  []*ran
+	fakes int
 	// tmp is the temporary directory of the fake kbs programs (and the
 	// checkpoint's synthetic transcripts and state), made on first use
 	// and removed when everything started has ended; tmpErr says why it
@@ -125,14 +108,6 @@ type slowResults struct {
 	tmpErr error
 	// waits wait for what the starters started.
 	waits []func()
-}
-
-// scratch returns the run's temporary directory, making it on first use.
-func (d *doctor) scratch() (string, error) {
-	if d.slow.tmp == "" && d.slow.tmpErr == nil {
-		d.slow.tmp, d.slow.tmpErr = os.MkdirTemp("", "nowhook-doctor-")
-	}
-	return d.slow.tmp, d.slow.tmpErr
 }
 
 // Doctor's margins for a process starting and ending on this machine.
@@ -174,15 +149,7 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, longest+overallSlack)
-	if d.kanbus.Config != "" {
-		if prog, _ := d.findKbs(); prog != "" {
-			limit := budget
-			if !d.live {
-				limit = min(budget, d.quickWait())
-			}
-			d.slow.query = start(func() kbsQuery { return d.runQuery(ctx, prog, d.queryDir(), budget, limit) })
-		}
-	}
+	d.startQuery(ctx, budget)
 	for _, a := range d.present() {
 		for _, c := range agentChecks(a.p) {
 			if st, ok := c.(starter); ok {
@@ -195,69 +162,69 @@ func (d *doctor) startSlow(ctx context.Context) (cleanup func()) {
 			continue
 		}
 		for _, s := range a.specs {
-			if s.mode != agentpkg.Reinject {
-				continue
-			}
-			h, ok := firstRunnable(s.ours)
-			if !ok {
-				continue
-			}
-			job := &liveJob{a: a, h: h, budget: budget}
-			if b, ok := diag.ScriptBudget(filepath.Join(d.root, s.script)); ok {
-				job.budget, job.ownBudget = b, true
-			}
-			if t, ok := h.Obj["timeout"].(json.Number); ok {
-				job.timeout = t.String()
-			}
-			d.slow.live = append(d.slow.live, job)
-			if job.notRun = d.notRun(a, s, h); job.notRun != "" {
-				continue
-			}
-			if !d.live && d.goRuntime() {
-				// The python3 fallback can spend the probe budget
-				// starting on a busy machine: its runs get the wrapper's
-				// own budget (the runtime row warns of the fallback).
-				job.probe = probeBudget
-			}
-			job.limit = d.limit
-			if job.limit == 0 {
-				// The hanging-kbs run takes the whole budget: wait for it.
-				job.limit = job.effective() + 2*time.Second
-			}
-			tmp, err := d.scratch()
-			if err != nil {
-				d.slow.liveSkipped = "cannot make a temporary directory for the fake kbs: " + err.Error()
-				d.slow.live = d.slow.live[:len(d.slow.live)-1]
-				continue
-			}
-			for _, sc := range []scenario{{name: "your kbs"}, {name: "failing kbs", fake: failingKbs}, {name: "hanging kbs", fake: hangingKbs, hangs: true}} {
-				var fk *fake
-				if sc.fake != "" {
-					var err error
-					if fk, err = writeFake(filepath.Join(tmp, a.p.Name+"-"+strings.Fields(sc.name)[0]), sc.fake); err != nil {
-						continue
-					}
-				}
-				job.runs = append(job.runs, start(func() liveRun { return d.runHook(ctx, job, sc, fk) }))
+			if s.mode == agentpkg.Reinject {
+				d.startLive(ctx, a, s, budget)
 			}
 		}
 	}
 	return func() {
-		for _, j := range d.slow.live {
-			for _, r := range j.runs {
-				r.wait()
-			}
-		}
-		if d.slow.query != nil {
-			d.slow.query.wait()
-		}
-		for _, wait := range d.slow.waits {
-			wait()
-		}
+		d.endSlow()
 		cancel()
-		if d.slow.tmp != "" {
-			os.RemoveAll(d.slow.tmp)
-		}
+	}
+}
+
+// startQuery starts doctor's own kbs query, where there is a Kanbus
+// project and a kbs: bounded by the probe budget outside --live.
+func (d *doctor) startQuery(ctx context.Context, budget time.Duration) {
+	if d.kanbus.Config == "" {
+		return
+	}
+	prog, _ := d.findKbs()
+	if prog == "" {
+		return
+	}
+	limit := budget
+	if !d.live {
+		limit = min(budget, d.quickWait())
+	}
+	d.slow.query = start(func() kbsQuery { return d.runQuery(ctx, prog, d.queryDir(), budget, limit) })
+}
+
+// startLive adds the live job of the re-inject entry s of agent a, and
+// starts its runs unless it is not run.
+func (d *doctor) startLive(ctx context.Context, a *agent, s *ourSpec, budget time.Duration) {
+	h, ok := firstRunnable(s.ours)
+	if !ok {
+		return
+	}
+	job := &liveJob{a: a, h: h, budget: budget}
+	if b, ok := diag.ScriptBudget(filepath.Join(d.root, s.script)); ok {
+		job.budget, job.ownBudget = b, true
+	}
+	if t, ok := h.Obj["timeout"].(json.Number); ok {
+		job.timeout = t.String()
+	}
+	if job.notRun = d.notRun(a, s, h); job.notRun != "" {
+		d.slow.live = append(d.slow.live, job)
+		return
+	}
+	if !d.live && d.goRuntime() {
+		// The python3 fallback can spend the probe budget starting on a
+		// busy machine: its runs get the wrapper's own budget (the
+		// runtime row warns of the fallback).
+		job.probe = probeBudget
+	}
+	// The hanging-kbs run takes the whole budget: wait for it.
+	job.limit = d.runLimit(job.effective())
+	if _, err := d.scratch(); err != nil {
+		d.slow.liveSkipped = "cannot make a temporary directory for the fake kbs: " + err.Error()
+		return
+	}
+	d.slow.live = append(d.slow.live, job)
+	for _, sc := range liveScenarios {
+		// A fake kbs that cannot be written leaves its run out.
+		d.startHook(ctx, hookRun{of: job, a: a, command: h.Command, dir: d.root,
+			payload: compactPayload(d.from), scenario: sc, probe: job.probe, limit: job.limit})
 	}
 }
 
@@ -272,22 +239,6 @@ func (d *doctor) goRuntime() bool {
 	return ok
 }
 
-// writeFake makes dir and writes the fake kbs there under every name
-// the hook may call it by.
-func writeFake(dir, script string) (*fake, error) {
-	fk := &fake{dir: dir, calls: filepath.Join(dir, "calls")}
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		return nil, err
-	}
-	body := []byte(fmt.Sprintf(script, diag.ShellQuote(fk.calls)))
-	for _, name := range fakeNames {
-		if err := os.WriteFile(filepath.Join(dir, name), body, 0o700); err != nil {
-			return nil, err
-		}
-	}
-	return fk, nil
-}
-
 // notRun says why doctor does not run the hook h of spec s, or "". A
 // hook whose group's matcher never selects compact is not run: the agent
 // would not run it after a compaction either (the hook row says why).
@@ -299,11 +250,7 @@ func (d *doctor) notRun(a *agent, s *ourSpec, h diag.Handler) string {
 	if a.p.Hooks.Layout == agentpkg.LayoutGrouped && (h.BadMatch || !matchMatcher(h.Matcher, "compact").matches) {
 		return fmt.Sprintf("not run: %s does not run this hook after a compaction (%s.hook says why)", a.p.Title, a.p.Name)
 	}
-	if d.live {
-		return ""
-	}
-	switch state, _ := generate.InspectScript(d.readScript(s.script)); state {
-	case generate.ScriptOurs, generate.ScriptAbsent:
+	if d.quickRuns(s.script) {
 		return ""
 	}
 	return fmt.Sprintf("not run: %s is not nowhook's wrapper (%s.script says whose it is), so a quick run cannot prove its budget; nowhook doctor --live runs it with your kbs, a failing one and a hanging one", s.script, a.p.Name)
@@ -326,107 +273,6 @@ func firstRunnable(ours []diag.Handler) (diag.Handler, bool) {
 		return diag.Handler{}, false
 	}
 	return *pick, true
-}
-
-// hookEnv is the environment a hook gets from its agent; with a fake kbs,
-// KBS names it and its directory comes first on PATH. extra are
-// VAR=value settings that replace the environment's.
-func (d *doctor) hookEnv(a *agent, fk *fake, extra ...string) []string {
-	drop := map[string]bool{"NOWHOOK_DEBUG": true, reminder.ProbeBudgetEnv: true}
-	if fk != nil {
-		drop["KBS"] = true
-		drop["PATH"] = true
-	}
-	if a.p.Hooks.ProjectDirEnv != "" {
-		drop[a.p.Hooks.ProjectDirEnv] = true
-	}
-	for _, kv := range extra {
-		k, _, _ := strings.Cut(kv, "=")
-		drop[k] = true
-	}
-	var env []string
-	for _, kv := range d.env {
-		k, _, _ := strings.Cut(kv, "=")
-		if !drop[k] {
-			env = append(env, kv)
-		}
-	}
-	if a.p.Hooks.ProjectDirEnv != "" {
-		env = append(env, a.p.Hooks.ProjectDirEnv+"="+d.root)
-	}
-	if fk != nil {
-		path := osutil.Getenv(d.env, "PATH")
-		if path == "" {
-			path = "/usr/local/bin:/usr/bin:/bin"
-		}
-		env = append(env, "PATH="+fk.dir+string(filepath.ListSeparator)+path, "KBS="+filepath.Join(fk.dir, fakeNames[0]))
-	}
-	return append(env, extra...)
-}
-
-func (d *doctor) runHook(ctx context.Context, job *liveJob, sc scenario, fk *fake) liveRun {
-	payload, _ := json.Marshal(map[string]string{
-		"session_id":      "nowhook-doctor",
-		"transcript_path": "",
-		"cwd":             d.from,
-		"hook_event_name": "SessionStart",
-		"source":          "compact",
-	})
-	r := liveRun{scenario: sc}
-	var extra []string
-	if job.probe > 0 {
-		extra = append(extra, reminder.ProbeBudgetEnv+"="+strconv.FormatFloat(job.probe.Seconds(), 'f', -1, 64))
-	}
-	r.res = runProc(ctx, proc{
-		argv:  []string{job.a.p.Hooks.Shell, "-c", job.h.Command},
-		dir:   d.root,
-		env:   d.hookEnv(job.a, fk, extra...),
-		stdin: append(payload, '\n'),
-		limit: job.limit,
-	})
-	if fk != nil {
-		pids := readPids(fk.calls)
-		r.calls = len(pids)
-		r.strays = killStrays(pids)
-	}
-	return r
-}
-
-func readPids(path string) []int {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	var pids []int
-	for _, f := range strings.Fields(string(b)) {
-		if pid, err := strconv.Atoi(f); err == nil && pid > 1 {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-// killStrays waits a moment for the fake kbs processes to end, then kills
-// and returns those still running.
-func killStrays(pids []int) []int {
-	deadline := time.Now().Add(strayWait)
-	var alive []int
-	for {
-		alive = alive[:0]
-		for _, pid := range pids {
-			if osutil.Running(pid) {
-				alive = append(alive, pid)
-			}
-		}
-		if len(alive) == 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	for _, pid := range alive {
-		osutil.KillPID(pid)
-	}
-	return append([]int(nil), alive...)
 }
 
 // liveCheck reports each live run of an agent's hook: exit status and
@@ -475,28 +321,51 @@ func (d *doctor) liveFinding(job *liveJob, items int) Finding {
 		}
 		return f
 	}
-	runs := make([]liveRun, len(job.runs))
+	all, parts := d.judgeRuns(job, items)
+	script := scriptFor(job)
+	state, _ := generate.InspectScript(d.readScript(script))
+	how := "compact SessionStart payload"
+	if job.probe > 0 {
+		how += ", probe budget " + job.probe.String()
+	}
+	f := Finding{Path: job.h.File.Show, Severity: all.sev,
+		Message: fmt.Sprintf("ran %s's compact hook (%s -c, %s): %s", job.a.p.Title, job.a.p.Hooks.Shell, how, strings.Join(parts, "; "))}
+	// A script that is not nowhook's: say what the probes showed it
+	// lacks, and offer nowhook's wrapper. Ours: NOWHOOK_DEBUG shows why it
+	// printed nothing or never called kbs.
+	// A missing script is the script check's to report, with its fix.
+	theirs := state != generate.ScriptOurs && state != generate.ScriptAbsent
+	yoursToFix := theirs && all.lacks.any()
+	if yoursToFix {
+		f.Message += "; " + all.lacks.say(script, state)
+	}
+	all.debug = all.debug || (state == generate.ScriptOurs && len(all.lacks.missedKbs) > 0)
+	d.liveFix(&f, job, script, theirs, yoursToFix, all)
+	return f
+}
+
+// judgeRuns rates a job's runs together: all is the worst of them, with
+// what they showed the script lacks and whether NOWHOOK_DEBUG or doctor
+// --live would tell more; parts describe them, runs that failed the same
+// way (without a time) in one part.
+func (d *doctor) judgeRuns(job *liveJob, items int) (all verdict, parts []string) {
+	started := d.ranFor(job)
+	runs := make([]liveRun, len(started))
 	var yours *liveRun
-	for i, fu := range job.runs {
-		runs[i] = fu.wait()
+	for i, r := range started {
+		runs[i] = r.wait()
 		if runs[i].scenario.fake == "" {
 			yours = &runs[i]
 		}
 	}
-	script := scriptFor(job)
-	state, _ := generate.InspectScript(d.readScript(script))
-	f := Finding{Path: job.h.File.Show}
-	var parts, names []string
-	var lacks lacking
-	debug, recheck := false, false
+	var names []string
 	last := ""
 	for i, r := range runs {
 		v := d.judge(job, r, yours, items)
-		f.Severity = max(f.Severity, v.sev)
-		lacks = lacks.or(v.lacks)
-		debug = debug || v.debug
-		recheck = recheck || v.recheck
-		// Runs that failed the same way (without a time) share one part.
+		all.sev = max(all.sev, v.sev)
+		all.lacks = all.lacks.or(v.lacks)
+		all.debug = all.debug || v.debug
+		all.recheck = all.recheck || v.recheck
 		if i > 0 && (v.text != last || strings.Contains(v.text, " in ")) {
 			parts = append(parts, strings.Join(names, ", ")+": "+last)
 			names = nil
@@ -506,28 +375,19 @@ func (d *doctor) liveFinding(job *liveJob, items int) Finding {
 	if len(names) > 0 {
 		parts = append(parts, strings.Join(names, ", ")+": "+last)
 	}
-	how := "compact SessionStart payload"
-	if job.probe > 0 {
-		how += ", probe budget " + job.probe.String()
-	}
-	f.Message = fmt.Sprintf("ran %s's compact hook (%s -c, %s): %s", job.a.p.Title, job.a.p.Hooks.Shell, how, strings.Join(parts, "; "))
-	// A script that is not nowhook's: say what the probes showed it
-	// lacks, and offer nowhook's wrapper. Ours: NOWHOOK_DEBUG shows why it
-	// printed nothing or never called kbs.
-	// A missing script is the script check's to report, with its fix.
-	yoursToFix := state != generate.ScriptOurs && state != generate.ScriptAbsent && lacks.any()
-	if yoursToFix {
-		f.Message += "; " + lacks.say(script, state)
-	}
-	debug = debug || (state == generate.ScriptOurs && len(lacks.missedKbs) > 0)
-	// One problem, one fix: a script that is missing, not a file or not
-	// executable is the script row's to fix; nowhook's own wrapper, with
-	// its file in order, a plain setup rewrites; only a script of the
-	// user's needs --force. The command is spelled as the script and hook
-	// rows spell it (the live runs are re-inject's).
+	return all, parts
+}
+
+// liveFix gives the live row f its one fix. One problem, one fix: a
+// script that is missing, not a file or not executable is the script
+// row's to fix; nowhook's own wrapper, with its file in order, a plain
+// setup rewrites; only a script of the user's (theirs) needs --force. The
+// command is spelled as the script and hook rows spell it (the live runs
+// are re-inject's).
+func (d *doctor) liveFix(f *Finding, job *liveJob, script string, theirs, yoursToFix bool, all verdict) {
 	arg := job.a.p.Name + "=" + string(agentpkg.Reinject)
 	setup := d.setupFix(arg)
-	if state != generate.ScriptOurs && state != generate.ScriptAbsent {
+	if theirs {
 		setup = d.setupFix(arg, "--force")
 	}
 	switch {
@@ -538,14 +398,13 @@ func (d *doctor) liveFinding(job *liveJob, items int) Finding {
 		f.Message += fmt.Sprintf("; %s.script names the cause and its fix", job.a.p.Name)
 	case f.Severity == Error:
 		f.Fix = setup
-	case debug && f.Severity > OK && !recheck:
+	case all.debug && f.Severity > OK && !all.recheck:
 		f.Fix = fmt.Sprintf(`echo '{"source":"compact"}' | NOWHOOK_DEBUG=1 %s`, d.showFix(filepath.Join(d.root, script)))
-	case recheck:
+	case all.recheck:
 		f.Fix = "nowhook doctor --live" + d.dirFlag
 	case yoursToFix, f.Severity > Info:
 		f.Fix = setup
 	}
-	return f
 }
 
 // scriptFileBroken reports whether the repository's script rel is
@@ -569,8 +428,8 @@ func (d *doctor) withoutScript(a *agent, script string) string {
 		if job.a != a || scriptFor(job) != script {
 			continue
 		}
-		for _, fu := range job.runs {
-			if r := fu.wait(); r.scenario.fake == "" {
+		for _, started := range d.ranFor(job) {
+			if r := started.wait(); r.scenario.fake == "" {
 				yours = &r
 			}
 		}
@@ -604,245 +463,6 @@ func scriptFor(job *liveJob) string {
 		}
 	}
 	return ""
-}
-
-// lacking is what the failing and hanging probes showed a script lacks,
-// each with the probes that showed it.
-type lacking struct {
-	budget    []string // it waited for a hanging kbs until doctor stopped it
-	softFail  []string // it exited non-zero when kbs failed or hung
-	missedKbs []string // the fake kbs was never called
-}
-
-func (l lacking) or(m lacking) lacking {
-	return lacking{
-		budget:    append(l.budget, m.budget...),
-		softFail:  append(l.softFail, m.softFail...),
-		missedKbs: append(l.missedKbs, m.missedKbs...),
-	}
-}
-
-func (l lacking) any() bool {
-	return len(l.budget)+len(l.softFail)+len(l.missedKbs) > 0
-}
-
-// say tells, for a script that is not nowhook's own, what the probes
-// showed it lacks.
-func (l lacking) say(script string, state generate.ScriptState) string {
-	var whose string
-	switch state {
-	case generate.ScriptModified:
-		whose = script + " was changed by hand since nowhook wrote it"
-	case generate.ScriptKanbus:
-		whose = script + " is Kanbus's example wrapper, copied unchanged"
-	case generate.ScriptKanbusLike:
-		whose = script + " is a hand-made Kanbus compaction wrapper, not nowhook's, so setup leaves it alone"
-	default:
-		whose = script + " is yours, not nowhook's wrapper"
-	}
-	var what []string
-	if len(l.budget) > 0 {
-		what = append(what, "no budget for kbs ("+theRuns(l.budget)+" waited for kbs until doctor stopped "+them(l.budget)+")")
-	}
-	if len(l.softFail) > 0 {
-		what = append(what, "no soft fail ("+theRuns(l.softFail)+" exited non-zero)")
-	}
-	s := whose
-	if len(what) > 0 {
-		s += ": it has " + strings.Join(what, " and ")
-	}
-	if len(l.missedKbs) > 0 {
-		sep := ": "
-		if len(what) > 0 {
-			sep = ", and "
-		}
-		s += sep + theRuns(l.missedKbs) + " never reached kbs (doctor puts its fake first on PATH and in KBS), so doctor cannot tell what it does when kbs fails or hangs"
-	}
-	return s
-}
-
-// theRuns names the runs of scenarios: "the failing kbs run", "the
-// failing kbs and hanging kbs runs".
-func theRuns(names []string) string {
-	if len(names) == 1 {
-		return "the " + names[0] + " run"
-	}
-	return "the " + strings.Join(names, " and ") + " runs"
-}
-
-func them(names []string) string {
-	if len(names) == 1 {
-		return "it"
-	}
-	return "them"
-}
-
-// verdict is how one run went.
-type verdict struct {
-	sev   Severity
-	text  string // the run, described without the scenario's name
-	lacks lacking
-	debug bool // NOWHOOK_DEBUG would show why it printed nothing
-	// recheck: a quick run under the probe budget could not tell; doctor
-	// --live, with the wrapper's own budget, can.
-	recheck bool
-	notes   []string // what the run did, for text
-}
-
-// judge rates one run and describes it. yours is the run with the user's
-// kbs, to tell a probe's result from the hook's own.
-func (d *doctor) judge(job *liveJob, r liveRun, yours *liveRun, items int) verdict {
-	if v, stopped := judgeStopped(job, r, yours); stopped {
-		return v
-	}
-	res := r.res
-	v := verdict{text: fmt.Sprintf("exit %d in %s", res.exit, round(res.elapsed))}
-	switch {
-	case r.scenario.hangs && job.probe > 0 && job.ownBudget:
-		v.text += fmt.Sprintf(" (probe budget %s; the wrapper's own is %s)", job.probe, job.budget)
-	case r.scenario.hangs && job.ownBudget:
-		v.text += fmt.Sprintf(" (budget %s)", job.budget)
-	}
-	v.judgeExit(r, yours)
-	v.judgeProcesses(job, r)
-	v.judgeOutput(job, r, items)
-	switch {
-	case r.scenario.fake == "" || res.exit != 0:
-	case !d.kanbusSource(job.a):
-		v.note(OK, "kbs not called: kanbus is not among the reminder's sources")
-	default:
-		v.judgeCalls(job, r, d.kanbus.Config != "")
-	}
-	v.text += ", " + strings.Join(v.notes, ", ")
-	return v
-}
-
-// note adds what the run did to the verdict, which is then at least as
-// bad as sev.
-func (v *verdict) note(sev Severity, text string) {
-	v.sev = max(v.sev, sev)
-	v.notes = append(v.notes, text)
-}
-
-// judgeStopped rates a run that could not start, was stopped, or whose
-// command could not run its script: nothing else about it counts.
-func judgeStopped(job *liveJob, r liveRun, yours *liveRun) (v verdict, stopped bool) {
-	res := r.res
-	agentLimit := ""
-	if job.timeout != "" {
-		agentLimit = " (" + job.a.p.Title + " cancels it at " + job.timeout + "s and injects nothing)"
-	}
-	switch {
-	case res.startErr != nil:
-		v.sev, v.text = Error, fmt.Sprintf("cannot start %s: %v", job.a.p.Hooks.Shell, res.startErr)
-	case res.killed && job.probe > 0:
-		v.sev, v.recheck = Warn, true
-		v.text = fmt.Sprintf("still running after %s, stopped by doctor: the hook runtime did not take the %s probe budget (%s; is the nowhook-reminder on PATH older than this nowhook?), so this quick run cannot tell whether it keeps its own %s", round(job.limit), job.probe, reminder.ProbeBudgetEnv, job.budget)
-	case res.killed:
-		v.sev, v.text = Error, fmt.Sprintf("still running after %s, stopped by doctor; the wrapper should give up after its %s budget%s", round(job.limit), job.budget, agentLimit)
-		if !job.ownBudget {
-			v.text = fmt.Sprintf("still running after %s, stopped by doctor%s", round(job.limit), agentLimit)
-		}
-		if r.scenario.fake != "" && yours != nil && !yours.res.killed {
-			v.lacks.budget = []string{r.scenario.name}
-		}
-	case res.exit == 126 || res.exit == 127:
-		v.sev, v.text = Error, fmt.Sprintf("exit %d, %s gets no reminder (%s)", res.exit, job.a.p.Title, firstLine(res.stderr))
-	default:
-		return v, false
-	}
-	return v, true
-}
-
-// judgeExit rates a run's exit status. A probe that exits non-zero where
-// the user's kbs gives exit 0 lacks a soft fail: the agent drops the
-// output and goes on, no harm beyond the reminder that kbs could not give,
-// but not the hook's promise.
-func (v *verdict) judgeExit(r liveRun, yours *liveRun) {
-	res := r.res
-	yoursOK := yours != nil && yours.res.startErr == nil && !yours.res.killed && yours.res.exit == 0
-	switch {
-	case res.exit != 0 && r.scenario.fake != "" && yoursOK:
-		what := "fails"
-		if r.scenario.hangs {
-			what = "hangs"
-		}
-		v.note(Warn, fmt.Sprintf("exits %d when kbs %s (%s)", res.exit, what, firstLine(res.stderr)))
-		v.lacks.softFail = []string{r.scenario.name}
-	case res.exit != 0:
-		v.note(Error, fmt.Sprintf("a hook that exits non-zero has its output dropped (%s)", firstLine(res.stderr)))
-	}
-}
-
-// judgeProcesses rates a run's time and what it left running.
-func (v *verdict) judgeProcesses(job *liveJob, r liveRun) {
-	res := r.res
-	switch {
-	case job.probe > 0 && res.elapsed > job.probe+slowSlack:
-		v.note(Info, fmt.Sprintf("slower than the %s probe budget (did the hook runtime take %s?)", job.probe, reminder.ProbeBudgetEnv))
-		v.recheck = true
-	case res.elapsed > job.budget+slowSlack:
-		v.note(Warn, fmt.Sprintf("slower than its %s budget", job.budget))
-	}
-	if res.leftover {
-		v.note(Error, "left processes running after it exited (killed)")
-	}
-	if res.heldOutput && !res.leftover && !res.killed {
-		v.note(Error, "left a process outside its process group holding its output open after it exited: the agent waits for that process")
-	}
-	if len(r.strays) > 0 {
-		v.note(Error, fmt.Sprintf("left kbs running after it exited (pid %v, killed)", r.strays))
-	}
-}
-
-// judgeOutput rates what a run printed: items are those kbs lists (-1:
-// unknown).
-func (v *verdict) judgeOutput(job *liveJob, r liveRun, items int) {
-	res := r.res
-	out := bytes.TrimSpace(res.stdout)
-	lines := 0
-	for _, l := range strings.Split(string(out), "\n") {
-		if strings.HasPrefix(l, "- [") {
-			lines++
-		}
-	}
-	switch {
-	case len(out) == 0 && r.scenario.fake == "" && items > 0 && res.exit == 0:
-		v.note(Warn, fmt.Sprintf("printed nothing although kbs lists %s", diag.Plural(items, "item")))
-		v.debug = true
-	case len(out) == 0:
-		v.note(OK, "printed nothing")
-	case (out[0] == '{' || out[0] == '[') && job.a.p.Hooks.JSONOutput:
-		v.note(Error, "printed output that begins with "+string(out[0])+", which "+job.a.p.Title+" parses as JSON and drops")
-	case len(out) >= 10000:
-		v.note(Warn, fmt.Sprintf("printed %d bytes; Claude Code replaces 10,000 characters or more with a preview", len(out)))
-	case lines > 0:
-		v.note(OK, "printed the reminder ("+diag.Plural(lines, "item")+")")
-	default:
-		v.note(OK, fmt.Sprintf("printed %d bytes", len(out)))
-	}
-}
-
-// judgeCalls rates how often a probe that exited 0 called the fake kbs.
-// Whatever it printed, a run that never met the failing or hanging kbs
-// proves nothing. A quick run (the probe budget, nowhook's own wrapper
-// alone) that did not reach kbs says nothing against the hook: on a busy
-// machine the python3 fallback can spend the whole probe budget starting,
-// and the wrapper gives up, as it should, before it calls kbs; doctor
-// --live, with the wrapper's own budget, tells.
-func (v *verdict) judgeCalls(job *liveJob, r liveRun, kanbus bool) {
-	switch {
-	case r.calls == 0 && !kanbus:
-		v.note(OK, "kbs not called: no .kanbus.yml")
-	case r.calls == 0 && job.probe > 0 && r.res.elapsed >= job.probe:
-		v.note(Info, "kbs not called within the probe budget")
-		v.recheck = true
-	case r.calls == 0:
-		v.note(Warn, "kbs not called")
-		v.lacks.missedKbs = []string{r.scenario.name}
-	case r.calls > 1:
-		v.note(OK, fmt.Sprintf("kbs called %d times (the --raw retry)", r.calls))
-	}
 }
 
 // runtimeCheck: the wrappers exec nowhook-reminder, else `nowhook

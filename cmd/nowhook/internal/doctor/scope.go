@@ -131,9 +131,7 @@ func RunUser(ctx context.Context, o Options) Report {
 			}
 		}
 	}
-	if tmp := d.slow.tmp; tmp != "" {
-		os.RemoveAll(tmp)
-	}
+	d.endSlow()
 	return r
 }
 
@@ -162,24 +160,10 @@ func (d *doctor) userChecks(ctx context.Context, a *agent) []check {
 			Message: file + " does not exist, so " + p.Title + " has no user-scope hook of nowhook's (sessions get the reminder only where a project's own hook runs)",
 			Fix:     setup()})}
 	}
-	ua := p.AtUserScope(dir)
-	a.p = ua
+	a.p = p.AtUserScope(dir)
 	a.files = []*diag.HookFile{f}
-	var problem *generate.FileError
-	switch {
-	case f.ReadErr != nil:
-		msg, fix := diag.ReadProblem(file, f.ReadErr, p.Title)
-		return []check{done(name+".hooks-file", Finding{Severity: Error, Path: file, Message: msg, Fix: fix})}
-	case f.ParseErr != nil:
-		problem = f.ParseErr
-	case p.Scope.User.Guard != nil:
-		if _, err := p.Scope.User.Guard(file).Apply(f.Raw, agentpkg.Options{}); err != nil {
-			errors.As(err, &problem)
-		}
-	}
-	if problem != nil {
-		msg, fix := diag.FileErrorText(problem)
-		return []check{done(name+".hooks-file", Finding{Severity: Error, Path: file, Message: msg, Fix: fix})}
+	if bad, ok := userFileProblem(p, f); ok {
+		return []check{done(name+".hooks-file", bad)}
 	}
 	s := &ourSpec{mode: agentpkg.Reinject, rel: file, schema: entry.File, script: script,
 		hook: func(budget time.Duration) generate.Hook { return entry.Hook(agentpkg.Options{Budget: budget}) }}
@@ -223,6 +207,29 @@ func (d *doctor) userChecks(ctx context.Context, a *agent) []check {
 	return append(out, done(name+".live", d.userLive(ctx, a, h, budget)))
 }
 
+// userFileProblem is the row of a user settings file that cannot be
+// read, that the agent cannot parse, or that the agent's guard refuses.
+func userFileProblem(p *agentpkg.Agent, f *diag.HookFile) (Finding, bool) {
+	file := f.Abs // read as it is shown
+	var problem *generate.FileError
+	switch {
+	case f.ReadErr != nil:
+		msg, fix := diag.ReadProblem(file, f.ReadErr, p.Title)
+		return Finding{Severity: Error, Path: file, Message: msg, Fix: fix}, true
+	case f.ParseErr != nil:
+		problem = f.ParseErr
+	case p.Scope.User.Guard != nil:
+		if _, err := p.Scope.User.Guard(file).Apply(f.Raw, agentpkg.Options{}); err != nil {
+			errors.As(err, &problem)
+		}
+	}
+	if problem == nil {
+		return Finding{}, false
+	}
+	msg, fix := diag.FileErrorText(problem)
+	return Finding{Severity: Error, Path: file, Message: msg, Fix: fix}, true
+}
+
 // userLive runs the user-scope hook's command three ways, with a fake kbs
 // that lists two issues: in a folder outside any Kanbus project (nothing,
 // and no kbs), in a sub-folder of a Kanbus project (the reminder), and at
@@ -235,19 +242,59 @@ func (d *doctor) userLive(ctx context.Context, a *agent, h diag.Handler, budget 
 		f.Severity, f.Message = Info, "the live runs were skipped: cannot make a temporary directory: "+err.Error()
 		return f
 	}
-	tmp = filepath.Join(tmp, a.p.Name)
-	u := a.p.Scope.User
-	outside := filepath.Join(tmp, "outside")
-	proj := filepath.Join(tmp, "project")
-	sub := filepath.Join(proj, "sub", "deeper")
-	both := filepath.Join(tmp, "both")
-	var werr error
-	mk := func(path, content string, mode os.FileMode) {
-		if werr == nil {
-			werr = os.MkdirAll(filepath.Dir(path), 0o755)
+	outside, sub, both, err := userFolders(filepath.Join(tmp, a.p.Name), a.p.Scope.User)
+	if err != nil {
+		f.Severity, f.Message = Info, "the live runs were skipped: cannot write their folders: "+err.Error()
+		return f
+	}
+	limit := d.runLimit(budget)
+	var bad []string
+	for _, run := range []struct {
+		dir, label, want string // want: why it should print nothing ("": the reminder)
+	}{
+		{outside, "outside a Kanbus project", "no Kanbus project"},
+		{sub, "in a sub-folder of a Kanbus project", ""},
+		{both, "at the root of a project with its own nowhook hook", "the project's hook prints the reminder there; without nowhook on PATH the python3 fallback does not step aside"},
+	} {
+		// One run at a time: the three share the session id.
+		r, err := d.startHook(ctx, hookRun{of: a, a: a, command: h.Command, dir: run.dir,
+			payload:  compactPayload(run.dir),
+			scenario: scenario{name: run.label, fake: listingKbs},
+			env:      []string{"CLAUDE_PROJECT_DIR=" + run.dir, "QWEN_PROJECT_DIR=" + run.dir},
+			limit:    limit})
+		lr := liveRun{res: procResult{startErr: err}}
+		if err == nil {
+			lr = r.wait()
 		}
-		if werr == nil && content != "-" {
-			werr = os.WriteFile(path, []byte(content), mode)
+		if problem := userRunProblem(run.label, run.want, lr, limit); problem != "" {
+			bad = append(bad, problem)
+		}
+	}
+	if len(bad) > 0 {
+		f.Severity = Error
+		f.Message = "the user-scope hook, run with a fake kbs that lists two issues: " + strings.Join(bad, "; ")
+		f.Fix = d.setupFix(a.p.Name)
+		return f
+	}
+	f.Message = "the user-scope hook, run with a fake kbs that lists two issues: outside a Kanbus project it printed nothing and started no kbs; in a sub-folder of one it printed the reminder; at the root of a project with its own nowhook hook it printed nothing, so that session gets one reminder"
+	return f
+}
+
+// userFolders writes, under tmp, the folders the user-scope hook runs in:
+// one outside any Kanbus project, a sub-folder of a Kanbus project, and
+// the root of a Kanbus project with its own hook of nowhook's (the files
+// u.Defer names).
+func userFolders(tmp string, u *agentpkg.UserScope) (outside, sub, both string, err error) {
+	outside = filepath.Join(tmp, "outside")
+	proj := filepath.Join(tmp, "project")
+	sub = filepath.Join(proj, "sub", "deeper")
+	both = filepath.Join(tmp, "both")
+	mk := func(path, content string, mode os.FileMode) {
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(path), 0o755)
+		}
+		if err == nil && content != "-" {
+			err = os.WriteFile(path, []byte(content), mode)
 		}
 	}
 	mk(filepath.Join(tmp, "x"), "-", 0)
@@ -259,54 +306,25 @@ func (d *doctor) userLive(ctx context.Context, a *agent, h diag.Handler, budget 
 	mk(filepath.Join(both, ".kanbus.yml"), "project_key: doctor\n", 0o644)
 	mk(filepath.Join(both, filepath.FromSlash(u.Defer[0])), "#!/bin/sh\n", 0o755)
 	mk(filepath.Join(both, filepath.FromSlash(u.Defer[1])), `{"hooks": {"SessionStart": [{"matcher": "compact", "hooks": [{"type": "command", "command": "`+u.Defer[0]+`"}]}]}}`+"\n", 0o644)
-	if werr != nil {
-		f.Severity, f.Message = Info, "the live runs were skipped: cannot write their folders: "+werr.Error()
-		return f
+	return outside, sub, both, err
+}
+
+// userRunProblem says what is wrong with a run of the user-scope hook
+// (label says where it ran; want why it should print nothing, "" where it
+// should print the reminder), or "".
+func userRunProblem(label, want string, r liveRun, limit time.Duration) string {
+	res, calls := r.res, r.calls
+	switch {
+	case res.startErr != nil:
+		return fmt.Sprintf("%s: could not run the command (%v)", label, res.startErr)
+	case res.killed:
+		return fmt.Sprintf("%s: still running after %s", label, limit)
+	case res.exit != 0:
+		return fmt.Sprintf("%s: exit %d, where it should exit 0", label, res.exit)
+	case want == "" && !bytes.Contains(res.stdout, []byte(probeIDs[0])):
+		return fmt.Sprintf("%s: printed no reminder (kbs ran %s)", label, diag.Plural(calls, "time"))
+	case want != "" && (len(bytes.TrimSpace(res.stdout)) > 0 || calls > 0):
+		return fmt.Sprintf("%s: printed %d bytes and started kbs %s, where it should print nothing and start no kbs (%s)", label, len(res.stdout), diag.Plural(calls, "time"), want)
 	}
-	run := func(label, dir string) (procResult, int) {
-		fk, err := writeFake(filepath.Join(tmp, "kbs-"+label), listingKbs)
-		if err != nil {
-			return procResult{startErr: err}, 0
-		}
-		payload := fmt.Sprintf(`{"session_id":"nowhook-doctor","transcript_path":"","cwd":%q,"hook_event_name":"SessionStart","source":"compact"}`+"\n", dir)
-		res := runProc(ctx, proc{
-			argv:  []string{a.p.Hooks.Shell, "-c", h.Command},
-			dir:   dir,
-			env:   d.hookEnv(a, fk, "CLAUDE_PROJECT_DIR="+dir, "QWEN_PROJECT_DIR="+dir),
-			stdin: []byte(payload),
-			limit: budget + 2*time.Second,
-		})
-		calls := readPids(fk.calls)
-		killStrays(calls)
-		return res, len(calls)
-	}
-	var bad []string
-	expect := func(label, want string, res procResult, calls int, wantOutput bool) {
-		switch {
-		case res.startErr != nil:
-			bad = append(bad, fmt.Sprintf("%s: could not run the command (%v)", label, res.startErr))
-		case res.killed:
-			bad = append(bad, fmt.Sprintf("%s: still running after %s", label, budget+2*time.Second))
-		case res.exit != 0:
-			bad = append(bad, fmt.Sprintf("%s: exit %d, where it should exit 0", label, res.exit))
-		case wantOutput && !bytes.Contains(res.stdout, []byte(probeIDs[0])):
-			bad = append(bad, fmt.Sprintf("%s: printed no reminder (kbs ran %s)", label, diag.Plural(calls, "time")))
-		case !wantOutput && (len(bytes.TrimSpace(res.stdout)) > 0 || calls > 0):
-			bad = append(bad, fmt.Sprintf("%s: printed %d bytes and started kbs %s, where it should print nothing and start no kbs (%s)", label, len(res.stdout), diag.Plural(calls, "time"), want))
-		}
-	}
-	res, n := run("outside", outside)
-	expect("outside a Kanbus project", "no Kanbus project", res, n, false)
-	res, n = run("sub", sub)
-	expect("in a sub-folder of a Kanbus project", "", res, n, true)
-	res, n = run("both", both)
-	expect("at the root of a project with its own nowhook hook", "the project's hook prints the reminder there; without nowhook on PATH the python3 fallback does not step aside", res, n, false)
-	if len(bad) > 0 {
-		f.Severity = Error
-		f.Message = "the user-scope hook, run with a fake kbs that lists two issues: " + strings.Join(bad, "; ")
-		f.Fix = d.setupFix(a.p.Name)
-		return f
-	}
-	f.Message = "the user-scope hook, run with a fake kbs that lists two issues: outside a Kanbus project it printed nothing and started no kbs; in a sub-folder of one it printed the reminder; at the root of a project with its own nowhook hook it printed nothing, so that session gets one reminder"
-	return f
+	return ""
 }
