@@ -462,10 +462,17 @@ func (j Judgement) Total() int {
 }
 
 // TeamRead is how many bytes of the team's own text (the file less
-// nowhook's blocks) the agent reads of file: none where it does not load
-// it.
+// nowhook's blocks) the agent reads of file, under its name or through a
+// link to it that the agent loads: none where it does not load it.
 func (j Judgement) TeamRead(file string) int {
 	l, ok := j.Load(file)
+	for i := 0; !ok && i < len(j.Loads); i++ {
+		// Loaded under another name, through a link (a pkg/AGENTS.md
+		// that is pkg/CLAUDE.md).
+		if x := j.Loads[i]; j.files.Same(x.File, file) {
+			l, ok = x, true
+		}
+	}
 	if !ok {
 		return 0
 	}
