@@ -111,7 +111,26 @@ var codexReads = Reads{
 // trusts the project (it ignores the project layer of an untrusted one,
 // measured on 0.171.0), else the user's, else Codex's default.
 func codexBudget(f Files) Budget {
-	return memoized(f, "codex.budget", func() Budget { return codexBudgetNow(f) })
+	return memoized(f, codexMemoKey(f, "codex.budget"), func() Budget { return codexBudgetNow(f) })
+}
+
+// codexMemoKey is key, or its own key for the Bare view where the
+// project's trust is nowhook's (untrustedWithout): there the project's
+// config does not count.
+func codexMemoKey(f Files, key string) string {
+	if untrustedWithout(f, codexName) {
+		return key + ".bare-untrusted"
+	}
+	return key
+}
+
+// codexTrustsProject is codexProjectTrust for the view f: never where the
+// project's trust is nowhook's own and f is the repository without nowhook.
+func codexTrustsProject(f Files, user *codexLayer, root string) (bool, string) {
+	if untrustedWithout(f, codexName) {
+		return false, "without nowhook, whose setup --trust-codex recorded it, Codex does not trust the project"
+	}
+	return codexProjectTrust(user, root)
 }
 
 func codexBudgetNow(f Files) Budget {
@@ -131,7 +150,7 @@ func codexBudgetNow(f Files) Budget {
 		b.Limit, b.Source = n, "set in "+user.show
 	}
 	if n, ok := project.Doc["project_doc_max_bytes"].(int64); ok {
-		if trusted, state := codexProjectTrust(user, root); trusted {
+		if trusted, state := codexTrustsProject(f, user, root); trusted {
 			b.Limit, b.Source = n, "set in "+project.show
 		} else {
 			b.Ignored = fmt.Sprintf("project_doc_max_bytes = %d in %s counts only once Codex trusts the project, and %s", n, project.show, state)
@@ -149,7 +168,7 @@ func codexFallbacks(f Files, _ string) ([]string, string) {
 		names  []string
 		source string
 	}
-	n := memoized(f, "codex.fallbacks", func() named {
+	n := memoized(f, codexMemoKey(f, "codex.fallbacks"), func() named {
 		names, source := codexFallbacksNow(f)
 		return named{names, source}
 	})
@@ -168,7 +187,7 @@ func codexFallbacksNow(f Files) ([]string, string) {
 	show := func(abs string) string { return showIn(root, env, abs) }
 	user, project := codexLayersIn(env, root, show)
 	layers := []*codexLayer{user}
-	if trusted, _ := codexProjectTrust(user, root); trusted {
+	if trusted, _ := codexTrustsProject(f, user, root); trusted {
 		layers = append(layers, project)
 	}
 	var names []string

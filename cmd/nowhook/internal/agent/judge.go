@@ -64,6 +64,28 @@ type Kept interface {
 	Kept(path string) bool
 }
 
+// TrustRecord is what a Files may know besides: the project whose trust
+// nowhook's record says nowhook's own trust step recorded for the agent
+// ("" for none). Without nowhook that project is not trusted, so Bare
+// judges it untrusted: a fallback file or a cap of the project's config
+// that counts only through nowhook's trust is not the team's reading
+// before nowhook.
+type TrustRecord interface {
+	RecordedTrust(agent string) string
+}
+
+// untrustedWithout reports whether, in the view f, the project's trust is
+// nowhook's own (TrustRecord) and f is Bare: the repository as it would be
+// without nowhook, trust included.
+func untrustedWithout(f Files, agent string) bool {
+	b, ok := f.(*bareFiles)
+	if !ok {
+		return false
+	}
+	r, ok := b.Files.(TrustRecord)
+	return ok && r.RecordedTrust(agent) != ""
+}
+
 // Walk is which folders an agent takes its instruction files from, for a
 // session started in a folder of the repository.
 type Walk int
