@@ -125,6 +125,7 @@ var shapesRegressions = map[string][]shapeRegression{
 		{cause: "exits: setup and setup --check exit 0 while doctor has error claude.disabled", ci: 95, seeds: []int64{95}},
 		{cause: "false alarm: warn codex.trust at the root, where no Kanbus project is found", ci: 18, seeds: []int64{18}},
 		{cause: "false ok: the joint project_doc_max_bytes budget of the AGENTS.md chain cuts the team's lines (case 2)", ci: 7, seeds: []int64{7, 55, 93, 110}},
+		{cause: "false alarm (after the first fixes): warn codex.reach, the AGENTS.md of nowhook's hides TEAM.md (project_doc_fallback_filenames in .codex/config.toml), which Codex never read before: the project's config counted only through the trust setup --trust-codex recorded", ci: 5, seeds: []int64{5, 84}},
 	},
 	"qwen": {
 		{cause: "false alarm: warn subfolders.qwen (a row about sub-folders) judged at the root", ci: 0, seeds: []int64{3, 5, 7, 8, 12, 15, 16, 17, 19, 21, 22, 23, 24, 25, 27, 30}},

@@ -64,6 +64,28 @@ type Kept interface {
 	Kept(path string) bool
 }
 
+// TrustRecord is what a Files may know besides: the project whose trust
+// nowhook's record says nowhook's own trust step recorded for the agent
+// ("" for none). Without nowhook that project is not trusted, so Bare
+// judges it untrusted: a fallback file or a cap of the project's config
+// that counts only through nowhook's trust is not the team's reading
+// before nowhook.
+type TrustRecord interface {
+	RecordedTrust(agent string) string
+}
+
+// untrustedWithout reports whether, in the view f, the project's trust is
+// nowhook's own (TrustRecord) and f is Bare: the repository as it would be
+// without nowhook, trust included.
+func untrustedWithout(f Files, agent string) bool {
+	b, ok := f.(*bareFiles)
+	if !ok {
+		return false
+	}
+	r, ok := b.Files.(TrustRecord)
+	return ok && r.RecordedTrust(agent) != ""
+}
+
 // Walk is which folders an agent takes its instruction files from, for a
 // session started in a folder of the repository.
 type Walk int
@@ -462,10 +484,17 @@ func (j Judgement) Total() int {
 }
 
 // TeamRead is how many bytes of the team's own text (the file less
-// nowhook's blocks) the agent reads of file: none where it does not load
-// it.
+// nowhook's blocks) the agent reads of file, under its name or through a
+// link to it that the agent loads: none where it does not load it.
 func (j Judgement) TeamRead(file string) int {
 	l, ok := j.Load(file)
+	for i := 0; !ok && i < len(j.Loads); i++ {
+		// Loaded under another name, through a link (a pkg/AGENTS.md
+		// that is pkg/CLAUDE.md).
+		if x := j.Loads[i]; j.files.Same(x.File, file) {
+			l, ok = x, true
+		}
+	}
 	if !ok {
 		return 0
 	}

@@ -310,6 +310,8 @@ type dirFiles struct {
 	env    []string
 	envSet bool
 	kept   func(rel string) bool
+	// trusted answers TrustRecord (WithRecordedTrust).
+	trusted func(agent string) string
 	// reads keeps what Read found, bareView the Bare view of these files:
 	// one judgement per agent and start folder reads the same few files
 	// again and again.
@@ -351,6 +353,24 @@ func (d *dirFiles) BareView() Files {
 }
 
 func (d *dirFiles) Kept(p string) bool { return d.kept != nil && d.kept(p) }
+
+// RecordedTrust is TrustRecord, from WithRecordedTrust's answer.
+func (d *dirFiles) RecordedTrust(agent string) string {
+	if d.trusted == nil {
+		return ""
+	}
+	return d.trusted(agent)
+}
+
+// WithRecordedTrust makes f, where DirFiles or DirFilesFrom made it, say
+// which project's trust nowhook's record says nowhook recorded for an
+// agent (TrustRecord; engine.RecordTrusted), and returns it.
+func WithRecordedTrust(f Files, trusted func(agent string) string) Files {
+	if d, ok := f.(*dirFiles); ok {
+		d.trusted = trusted
+	}
+	return f
+}
 
 func (d *dirFiles) abs(p string) string { return filepath.Join(d.root, filepath.FromSlash(p)) }
 

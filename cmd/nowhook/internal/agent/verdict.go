@@ -106,17 +106,30 @@ func (a *Agent) reachRow(j Judgement, m Mode, losses []Loss, o VerdictOptions) d
 		}
 		f.Path = teaches[0]
 		f.Message = startedIn(j.From, with(fmt.Sprintf("%s loads %s; the kbs-now block that teaches `kbs now` is in %s", a.Title, loaded, joinNames(where))))
+		var lost, fixes []string
 		for _, l := range losses {
 			if l.By == "" {
 				continue // a budget's: its own row says so
 			}
-			// Setup creates a file that hides the team's only where every
-			// agent set up is taught only so, and says so (engine/reads.go).
-			f.Severity, f.Path, f.Fix = diag.Warn, l.By, fix
-			if keep := a.Reads.Keep(l.File); keep != "" {
-				f.Fix = keep
+			// A file of nowhook's that hides the team's takes their text
+			// out of what the agent reads: an error, so that setup
+			// refuses to create it (engine/vet.go) where sparing it would
+			// leave an agent set up untaught (engine/reads.go).
+			if len(lost) == 0 {
+				f.Severity, f.Path = diag.Error, l.By
 			}
-			f.Message = startedIn(j.From, fmt.Sprintf("%s no longer reads %s: %s, which holds nothing but nowhook's blocks, hides it (%s)", a.Title, l.File, l.By, facts))
+			lost = append(lost, fmt.Sprintf("%s (%d bytes of the team's text)", l.File, l.Bytes))
+			keep := a.keepFix(j, l, o)
+			fixes = append(fixes, "for "+l.File+": "+keep)
+			f.Fix = keep
+			if len(fixes) > 1 {
+				f.Fix = strings.Join(fixes, "; ")
+			}
+			hider := l.By + ", which holds nothing but nowhook's blocks"
+			if o.Before != nil && !exists(o.Before, l.By) {
+				hider = l.By + ", which setup creates"
+			}
+			f.Message = startedIn(j.From, fmt.Sprintf("%s no longer reads %s: %s, hides it (%s)", a.Title, joinNames(lost), hider, facts))
 		}
 		return f
 	}
@@ -160,6 +173,45 @@ func (a *Agent) reachRow(j Judgement, m Mode, losses []Loss, o VerdictOptions) d
 	}
 	f.Message = startedIn(j.From, with(msg)+" ("+facts+")")
 	return f
+}
+
+// keepFix says how the team keeps file l.File in the agent's view beside
+// the file l.By of nowhook's that hides it: where the agent looks for
+// l.By's name in l.File's folder, that name made a link to l.File (the
+// agent then reads the team's text through it, and setup writes its block
+// into l.File through the link); at the root, the agent's own way (Keep,
+// OpenCode's "instructions"), where it is not a link too.
+func (a *Agent) keepFix(j Judgement, l Loss, o VerdictOptions) string {
+	dir, name, target := path.Dir(l.File), path.Base(l.By), path.Base(l.File)
+	link := path.Join(dir, name)
+	var ways []string
+	if hasInstruction(a.Reads.Files, name) {
+		ln := "ln -s " + target + " " + name
+		if dir != "." {
+			ln = "cd " + dir + " && " + ln
+		}
+		switch {
+		case link != l.By:
+			ways = append(ways, fmt.Sprintf("make %s a link to %s (%s), which %s reads from there", link, target, ln, a.Title))
+		case o.Before != nil && !exists(o.Before, l.By):
+			ways = append(ways, fmt.Sprintf("create %s yourself as a link to %s (%s): setup then writes its block into %s through it, and every agent that reads %s reads the team's text", l.By, target, ln, l.File, l.By))
+		default:
+			ways = append(ways, fmt.Sprintf("replace %s by a link to %s: nowhook remove, then %s, then %s", l.By, target, ln, o.SetupFix(a.Name)))
+		}
+	}
+	if keep := a.Reads.Keep(l.File); keep != "" && j.From == "." && !strings.Contains(keep, "ln -s") {
+		ways = append(ways, keep)
+	}
+	if len(ways) == 0 {
+		return fmt.Sprintf("move the team's text of %s into a file %s reads beside %s", l.File, a.Title, l.By)
+	}
+	return strings.Join(ways, ", or ")
+}
+
+// exists reports whether f holds file.
+func exists(f Files, file string) bool {
+	_, ok := f.Read(file)
+	return ok
 }
 
 // skippedFor returns the first of files that the agent skips from here

@@ -24,7 +24,7 @@ import (
 func (d *doctor) scanFolders() {
 	d.rows = map[*agent][]Finding{}
 	if d.only != "" {
-		d.files = agentpkg.DirFilesFrom(d.root, nil, d.env, engine.RecordKept(d.root))
+		d.files = agentpkg.WithRecordedTrust(agentpkg.DirFilesFrom(d.root, nil, d.env, engine.RecordKept(d.root)), engine.RecordTrusted(d.root))
 		return
 	}
 	if !d.startsGiven {
@@ -36,7 +36,7 @@ func (d *doctor) scanFolders() {
 			slices.Sort(d.starts)
 		}
 	}
-	d.files = agentpkg.DirFilesFrom(d.root, d.starts, d.env, engine.RecordKept(d.root))
+	d.files = agentpkg.WithRecordedTrust(agentpkg.DirFilesFrom(d.root, d.starts, d.env, engine.RecordKept(d.root)), engine.RecordTrusted(d.root))
 }
 
 // relFolder is dir relative to root, slash-separated, "." for root.

@@ -55,6 +55,24 @@ func RecordKept(root string) func(rel string) bool {
 	return func(rel string) bool { return rec.lines["k "+rec.key(rel)] }
 }
 
+// RecordedTrust is agent.TrustRecord: the project whose trust nowhook's
+// record says the agent's trust step recorded.
+func (f planFiles) RecordedTrust(agentName string) string {
+	if f.rec == nil {
+		return ""
+	}
+	return f.rec.trustedProject(agentName)
+}
+
+// RecordTrusted is what nowhook's record of the repository at root says of
+// an agent's trust step (agent.TrustRecord): the project whose trust it
+// recorded, "" for none (doctor asks, to judge the repository without
+// nowhook).
+func RecordTrusted(root string) func(agentName string) string {
+	rec := loadRecord(root)
+	return rec.trustedProject
+}
+
 // List lists the files of the folder dir as the plan leaves it (or, with
 // before, as it was): those on disk and those the plan creates, less those
 // it deletes.
