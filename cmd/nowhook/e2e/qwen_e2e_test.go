@@ -144,7 +144,9 @@ func TestQwenFailingKbsInjectsNothing(t *testing.T) {
 // qwen.folder-trust says so. The other tests trust the folder: this is
 // their control that trust is what lets the hook run.
 func TestQwenUntrustedFolderSkipsHook(t *testing.T) {
-	t.Parallel()
+	// Not in parallel (sequential tests run alone): doctor's live rows give
+	// the hook a 500 ms probe budget and 1 s of slack, which a test beside
+	// it on a loaded machine makes tighter.
 	bin := findClient(t, "QWEN_BIN", "qwen")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -191,7 +193,9 @@ func TestQwenUntrustedFolderSkipsHook(t *testing.T) {
 // without nowhook. A file setup creates already has "$version": 4: Qwen
 // leaves it alone, and remove deletes it.
 func TestQwenSettingsRewrite(t *testing.T) {
-	t.Parallel()
+	// Not in parallel (sequential tests run alone): doctor's live rows give
+	// the hook a 500 ms probe budget and 1 s of slack, which a test beside
+	// it on a loaded machine makes tighter.
 	bin := findClient(t, "QWEN_BIN", "qwen")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
