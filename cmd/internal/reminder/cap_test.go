@@ -56,6 +56,7 @@ func capPayload(t *testing.T, total int) string {
 // to the "… 1 more" line; one of 5,999 bytes is printed whole. On the Go
 // path and on the python3 fallback alike.
 func TestCapIsStrict(t *testing.T) {
+	t.Parallel()
 	proj := project(t)
 	wrapper := writeWrapper(t, 5*time.Second)
 	bin := toolDir(t, "python3", "kbs")

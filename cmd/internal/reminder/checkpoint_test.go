@@ -57,6 +57,7 @@ func transcript(t *testing.T, lines ...string) string {
 }
 
 func TestContextUse(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("x", 3<<20)
 	cases := []struct {
 		name           string
@@ -121,6 +122,7 @@ func TestContextUse(t *testing.T) {
 // TestContextUseBounded: a reply further back than maxTranscriptTail is
 // not looked for.
 func TestContextUseBounded(t *testing.T) {
+	t.Parallel()
 	path := transcript(t, claudeReply("claude-opus-4-6", 800, 0, 0, 0, ""), claudeUser(strings.Repeat("y", maxTranscriptTail)))
 	if u, err := readContextUse(path, ""); err == nil {
 		t.Errorf("read %+v from beyond %d bytes", u, maxTranscriptTail)
@@ -128,6 +130,7 @@ func TestContextUseBounded(t *testing.T) {
 }
 
 func TestContextUseToolCall(t *testing.T) {
+	t.Parallel()
 	path := transcript(t, claudeReply("claude-opus-4-6", 800, 0, 0, 0, "toolu_12"))
 	for id, current := range map[string]bool{"toolu_12": true, "toolu_1": false, "": true} {
 		u, err := readContextUse(path, id)
@@ -143,6 +146,7 @@ func TestContextUseToolCall(t *testing.T) {
 }
 
 func TestWindow(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		flag  int64
 		use   contextUse
@@ -543,6 +547,7 @@ func TestCheckpointCodexRollout(t *testing.T) {
 // strictly, and decodes to the plain text; the plain form never opens with
 // a bracket; the caps hold; kanbus is named where it is the CLI.
 func TestCheckpointOutput(t *testing.T) {
+	t.Parallel()
 	text := wantCheckpoint(87)
 	raw := additionalContext(eventPostToolUse, []byte(text))
 	var got map[string]map[string]string
@@ -672,6 +677,7 @@ func TestCheckpointFlags(t *testing.T) {
 }
 
 func TestPruneLatches(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	now := time.Now()
 	for i := range latchMaxFiles + 10 {

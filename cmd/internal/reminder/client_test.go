@@ -86,6 +86,7 @@ func TestClaudeUnderCopilotShell(t *testing.T) {
 // that sets its own project variable (Qwen Code started inside a Copilot
 // session's shell) is not taken for Copilot's.
 func TestForeignClient(t *testing.T) {
+	t.Parallel()
 	copilot := func(k string) string {
 		if k == "COPILOT_CLI" {
 			return "1"

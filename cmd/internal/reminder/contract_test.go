@@ -22,6 +22,9 @@ import (
 // its process group (setsid) are found and killed on Linux, where the hook
 // reaps its orphans. Nothing here is timed.
 func TestContractEveryPath(t *testing.T) {
+	// Not in parallel: the hanging cases end at a one-second budget and
+	// the hook waits 100ms for the orphans it kills (maxOrphanWait); a
+	// test beside it on a loaded machine would only make those tighter.
 	cases := []struct {
 		name, mode string
 		want       string // expected file, or "" for nothing
@@ -88,6 +91,7 @@ func TestContractEveryPath(t *testing.T) {
 // 30s budget would have. The 10s bound of waitGone is not a timing
 // assertion: without the stop, kbs would run for 30s.
 func TestWrapperStopReachesRuntime(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("only Linux signals a process when its parent ends")
 	}
@@ -95,6 +99,7 @@ func TestWrapperStopReachesRuntime(t *testing.T) {
 	wrapper := writeWrapper(t, 30*time.Second)
 	for _, wp := range wrapperPaths[:2] { // nowhook-reminder, nowhook
 		t.Run(wp.name, func(t *testing.T) {
+			t.Parallel()
 			pids := filepath.Join(t.TempDir(), "pids")
 			cmd := exec.Command("/bin/sh", wrapper)
 			cmd.Env = []string{"PATH=" + toolDir(t, wp.tools...), "CLAUDE_PROJECT_DIR=" + proj, "FAKE_KBS_MODE=hang-orphan",

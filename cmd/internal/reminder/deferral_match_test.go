@@ -74,6 +74,7 @@ func deferCases() []deferCase {
 // the python3 fallback over the same sessions: the same bytes printed and
 // the same kbs calls, and the decision each case names.
 func TestDeferGoMatchesPython(t *testing.T) {
+	t.Parallel()
 	payload := abs(t, filepath.Join(fixtures, "basic.json"))
 	want := expected(t, "basic.expected.txt")
 	paths := map[string]string{
@@ -82,6 +83,7 @@ func TestDeferGoMatchesPython(t *testing.T) {
 	}
 	for _, c := range deferCases() {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			s := newDeferSession(t, c)
 			var outs []string
 			for _, rt := range []string{"go", "python3"} {

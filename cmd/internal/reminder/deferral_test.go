@@ -25,6 +25,7 @@ func projectHook(t *testing.T, dir, settings string, mode int) {
 }
 
 func TestDeferRule(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		settings string // the settings file that runs the project's wrapper; "" none
@@ -71,6 +72,7 @@ func TestDeferRule(t *testing.T) {
 // directory is that sub-folder, which holds no project hook, so the
 // user-scope hook prints the reminder.
 func TestDeferSubFolder(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	projectHook(t, root, ".claude/settings.json", 0o755)
 	sub := filepath.Join(root, "sub", "deeper")

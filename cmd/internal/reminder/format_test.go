@@ -23,6 +23,7 @@ func mustParse(t *testing.T, s string) []item {
 }
 
 func TestFormatFields(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, want string }{
 		{`{"id":"a","title":"T","status":"in_progress","priority":1,"right_now_summary":"S."}`, "- [P1][in_progress] a: T — S."},
 		{`{"id":"a","title":"T","status":"open"}`, "- [P?][open] a: T — (no right-now summary)"},
@@ -48,6 +49,7 @@ func TestFormatFields(t *testing.T) {
 }
 
 func TestFormatCutsLines(t *testing.T) {
+	t.Parallel()
 	const head = "- [P?][?] a: " // 13 characters
 	for _, n := range []int{170, 187, 188, 200, 1000, 100_000} {
 		title := strings.Repeat("é", n)
@@ -72,6 +74,7 @@ func TestFormatCutsLines(t *testing.T) {
 }
 
 func TestFormatCaps(t *testing.T) {
+	t.Parallel()
 	item := func(i int, title string) string {
 		return fmt.Sprintf(`{"id":"kbs-%d","title":%q,"status":"in_progress","priority":2}`, i, title)
 	}
@@ -153,6 +156,7 @@ func TestFormatCaps(t *testing.T) {
 // TestFixtureFacts checks what the fixtures README says of the two payloads
 // that have no .expected.txt.
 func TestFixtureFacts(t *testing.T) {
+	t.Parallel()
 	read := func(name string) []item {
 		b, err := os.ReadFile(filepath.Join(fixtures, name))
 		if err != nil {
@@ -198,6 +202,7 @@ func TestFixtureFacts(t *testing.T) {
 // TestParseAgreesWithEncodingJSON checks the hand-written reader against
 // encoding/json on the fixtures: same validity, same strings.
 func TestParseAgreesWithEncodingJSON(t *testing.T) {
+	t.Parallel()
 	for _, name := range fixtureNames(t) {
 		b, err := os.ReadFile(filepath.Join(fixtures, name))
 		if err != nil {
@@ -235,6 +240,7 @@ func TestParseAgreesWithEncodingJSON(t *testing.T) {
 }
 
 func TestParseRejects(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{
 		"", " ", "null", "{}", `"[]"`, "[", "]", "[,]", "[1,]", "[1 2]", "[]]", "[] []", "[{]", `[{"a"}]`, `[{"a":}]`,
 		`[{"a":1,}]`, `[{a:1}]`, "[01]", "[-]", "[1.]", "[.5]", "[1e]", "[+1]", "[NaN]", "[Infinity]", "[tru]",
@@ -252,6 +258,7 @@ func TestParseRejects(t *testing.T) {
 }
 
 func TestParsePayload(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in      string
 		ok      bool
@@ -282,6 +289,7 @@ func TestParsePayload(t *testing.T) {
 // TestCutKeepsCharactersWhole checks that the 300-character cut never ends
 // inside an emoji sequence or between a letter and its accent.
 func TestCutKeepsCharactersWhole(t *testing.T) {
+	t.Parallel()
 	for pad := 240; pad < 262; pad++ {
 		for _, tail := range []string{strings.Repeat("👨\u200d👩\u200d👧\u200d👦", 15), strings.Repeat("e\u0301", 60), strings.Repeat("👍🏽", 40)} {
 			line := string(cutLine([]byte("- "+strings.Repeat("x", pad)+tail), 0))
@@ -306,6 +314,7 @@ func TestCutKeepsCharactersWhole(t *testing.T) {
 // character, and every form of terminal escape go whole; a run of
 // variation selectors keeps its first.
 func TestCleanInvisible(t *testing.T) {
+	t.Parallel()
 	for _, c := range cleanCases {
 		if got := string(appendClean(nil, c.in)); got != c.want {
 			t.Errorf("%s: %q\n got %q\nwant %q", c.name, c.in, got, c.want)
@@ -371,6 +380,7 @@ func tagged(s string) string {
 // that python3's own Cf table (the fallback's) holds nothing the list
 // misses.
 func TestInvisibleCoversFormat(t *testing.T) {
+	t.Parallel()
 	for r := rune(0); r <= unicode.MaxRune; r++ {
 		want := unicode.In(r, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector) &&
 			!(r >= 0xFE00 && r <= 0xFE0F)
@@ -401,6 +411,7 @@ func TestInvisibleCoversFormat(t *testing.T) {
 // TestLongTitleKeepsSummary: a 100 KB title is cut so that the summary
 // after it shows, whatever the title is made of.
 func TestLongTitleKeepsSummary(t *testing.T) {
+	t.Parallel()
 	for _, fill := range []string{"x", "é", "🚀", "e\u0301", "\u200b", "\x1b[1m", "a\u200b"} {
 		title := strings.Repeat(fill, 100_000/len(fill))
 		items := []item{{id: "kbs-1", hasID: true, title: title, hasTitle: true, status: "in_progress", hasStatus: true,

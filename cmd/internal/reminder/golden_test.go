@@ -86,6 +86,8 @@ var printsNothing = map[string]bool{"empty.json": true, "object.json": true, "ga
 // TestGolden drives the Go path and every wrapper path over every payload
 // fixture: byte for byte the .expected.txt where there is one, nothing
 // where the README says so, and the same bytes on every path otherwise.
+// The in-process Go path of every fixture runs first, one at a time
+// (goReminder), then each fixture's wrapper paths run in parallel.
 func TestGolden(t *testing.T) {
 	proj := project(t)
 	wrapper := writeWrapper(t, 5*time.Second)
@@ -94,11 +96,12 @@ func TestGolden(t *testing.T) {
 		bins[wp.name] = toolDir(t, wp.tools...)
 	}
 	for _, name := range fixtureNames(t) {
+		payload := abs(t, filepath.Join(fixtures, name))
+		fakeEnv(t, "FAKE_KBS_PAYLOAD", payload)
+		got, log := goReminder(t, 5*time.Second, strings.NewReader(compactPayload),
+			env("CLAUDE_PROJECT_DIR", proj, "KBS", filepath.Join(bins["nowhook"], "kbs")), t.TempDir())
 		t.Run(name, func(t *testing.T) {
-			payload := abs(t, filepath.Join(fixtures, name))
-			fakeEnv(t, "FAKE_KBS_PAYLOAD", payload)
-			got, log := goReminder(t, 5*time.Second, strings.NewReader(compactPayload),
-				env("CLAUDE_PROJECT_DIR", proj, "KBS", filepath.Join(bins["nowhook"], "kbs")), t.TempDir())
+			t.Parallel()
 			want, err := os.ReadFile(strings.TrimSuffix(payload, filepath.Ext(payload)) + ".expected.txt")
 			switch {
 			case err == nil:
@@ -132,7 +135,9 @@ func TestGolden(t *testing.T) {
 // ways kbs fails: each must print exactly the same bytes and make the same
 // calls. A kbs that prints a valid payload and then exits non-zero has
 // failed: its output is never used, and --raw is tried; when --raw then
-// succeeds, its items are what prints.
+// succeeds, its items are what prints. The in-process Go path of every
+// case runs first, one at a time (goReminder), then each case's wrapper
+// paths run in parallel.
 func TestFailuresEveryPath(t *testing.T) {
 	cases := []struct {
 		name, mode string
@@ -154,22 +159,25 @@ func TestFailuresEveryPath(t *testing.T) {
 	payload := abs(t, filepath.Join(fixtures, "basic.json"))
 	rawPayload := abs(t, filepath.Join(fixtures, "raw.json"))
 	for _, c := range cases {
+		goCallLog := filepath.Join(t.TempDir(), "calls")
+		fakeEnv(t, "FAKE_KBS_MODE", c.mode, "FAKE_KBS_PAYLOAD", payload,
+			"FAKE_KBS_RAW_PAYLOAD", rawPayload, "FAKE_KBS_LOG", goCallLog)
+		got, log := goReminder(t, 5*time.Second, strings.NewReader(compactPayload),
+			env("CLAUDE_PROJECT_DIR", proj, "KBS", filepath.Join(bins["nowhook"], "kbs")), t.TempDir())
+		goCalls := kbsCalls(t, goCallLog)
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			want := ""
 			if c.want != "" {
 				want = expected(t, c.want)
 			}
-			callLog := filepath.Join(t.TempDir(), "calls")
-			fakeEnv(t, "FAKE_KBS_MODE", c.mode, "FAKE_KBS_PAYLOAD", payload,
-				"FAKE_KBS_RAW_PAYLOAD", rawPayload, "FAKE_KBS_LOG", callLog)
-			got, log := goReminder(t, 5*time.Second, strings.NewReader(compactPayload),
-				env("CLAUDE_PROJECT_DIR", proj, "KBS", filepath.Join(bins["nowhook"], "kbs")), t.TempDir())
 			if got != want {
 				t.Errorf("Go path printed:\n%s\nwant:\n%s\nlog:\n%s", got, want, log)
 			}
-			if calls := kbsCalls(t, callLog); calls != strings.Join(c.calls, "|") {
-				t.Errorf("Go path: kbs calls %q, want %q\nlog:\n%s", calls, c.calls, log)
+			if goCalls != strings.Join(c.calls, "|") {
+				t.Errorf("Go path: kbs calls %q, want %q\nlog:\n%s", goCalls, c.calls, log)
 			}
+			callLog := filepath.Join(t.TempDir(), "calls")
 			for _, wp := range wrapperPaths {
 				if err := os.Remove(callLog); err != nil && !os.IsNotExist(err) {
 					t.Fatal(err)
@@ -213,6 +221,7 @@ func kbsCalls(t *testing.T, callLog string) string {
 // TestSharedFixturesCopy checks that testdata/kanbus is still the shared
 // fixture set it was copied from.
 func TestSharedFixturesCopy(t *testing.T) {
+	t.Parallel()
 	shared := "../../../../shared/kanbus/fixtures"
 	entries, err := os.ReadDir(shared)
 	if err != nil {
@@ -235,7 +244,9 @@ func TestSharedFixturesCopy(t *testing.T) {
 
 // TestGoMatchesPython feeds payloads that the fixtures do not cover to the
 // Go path and the python3 fallback and requires the same bytes: decoding,
-// sanitising, caps, priorities and what counts as invalid.
+// sanitising, caps, priorities and what counts as invalid. The in-process
+// Go path of every case runs first, one at a time (goReminder), then the
+// fallback of each case runs in parallel.
 func TestGoMatchesPython(t *testing.T) {
 	obj := func(fields string) string { return "{" + fields + "}" }
 	many := func(n int, item func(i int) string) string {
@@ -334,12 +345,13 @@ func TestGoMatchesPython(t *testing.T) {
 	bin := toolDir(t, "python3", "timeout", "kbs")
 	dir := t.TempDir()
 	for name, content := range cases {
+		payload := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")
+		writeFile(t, payload, content)
+		fakeEnv(t, "FAKE_KBS_PAYLOAD", payload)
+		got, log := goReminder(t, 5*time.Second, strings.NewReader(compactPayload),
+			env("CLAUDE_PROJECT_DIR", proj, "KBS", filepath.Join(bin, "kbs")), t.TempDir())
 		t.Run(name, func(t *testing.T) {
-			payload := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")
-			writeFile(t, payload, content)
-			fakeEnv(t, "FAKE_KBS_PAYLOAD", payload)
-			got, log := goReminder(t, 5*time.Second, strings.NewReader(compactPayload),
-				env("CLAUDE_PROJECT_DIR", proj, "KBS", filepath.Join(bin, "kbs")), t.TempDir())
+			t.Parallel()
 			out, stderr := runWrapper(t, wrapper, bin, compactPayload,
 				"CLAUDE_PROJECT_DIR="+proj, "FAKE_KBS_PAYLOAD="+payload)
 			if !strings.Contains(stderr, "(python3): project: ") {
@@ -361,6 +373,7 @@ func TestGoMatchesPython(t *testing.T) {
 // TestSymlinkedStartBothPaths checks that a start directory reached through
 // a symlink into a subdirectory of the project is found by every path.
 func TestSymlinkedStartBothPaths(t *testing.T) {
+	t.Parallel()
 	proj := project(t)
 	mkdir(t, filepath.Join(proj, "sub", "deeper"))
 	link := filepath.Join(t.TempDir(), "link")
@@ -389,6 +402,7 @@ func TestSymlinkedStartBothPaths(t *testing.T) {
 // arguments (the wrapper's backstop, its budget + 2 s, never the probe's)
 // and runs python3 without a deadline of its own.
 func TestProbeBudgetEveryPath(t *testing.T) {
+	t.Parallel()
 	proj := project(t)
 	wrapper := writeWrapper(t, time.Second)
 	for _, c := range []struct {
@@ -398,24 +412,27 @@ func TestProbeBudgetEveryPath(t *testing.T) {
 		{"30", ProbeBudgetEnv + "=30 ignored", "(budget 1s)"},
 	} {
 		for _, wp := range wrapperPaths {
-			bin, timeoutLog := toolDir(t, wp.tools...), ""
-			if slices.Contains(wp.tools, "timeout") {
-				bin, timeoutLog = recordingTimeout(t, wp.tools)
-			}
-			_, stderr := runWrapper(t, wrapper, bin, compactPayload,
-				"CLAUDE_PROJECT_DIR="+proj, "FAKE_KBS_MODE=hang", ProbeBudgetEnv+"="+c.probe)
-			want := c.goLog
-			if strings.HasPrefix(wp.name, "python3") {
-				want = c.pythonLog
-			}
-			if !strings.Contains(stderr, want) {
-				t.Errorf("wrapper via %s, %s=%s: the debug log does not say %q:\n%s", wp.name, ProbeBudgetEnv, c.probe, want, stderr)
-			}
-			if timeoutLog != "" {
-				if b, err := os.ReadFile(timeoutLog); err != nil || string(b) != "-k 1 3 python3\n" {
-					t.Errorf("wrapper via %s: timeout ran with %q (%v), want the wrapper's own backstop, two seconds after its 1s budget: -k 1 3 python3", wp.name, b, err)
+			t.Run(wp.name+" "+ProbeBudgetEnv+"="+c.probe, func(t *testing.T) {
+				t.Parallel()
+				bin, timeoutLog := toolDir(t, wp.tools...), ""
+				if slices.Contains(wp.tools, "timeout") {
+					bin, timeoutLog = recordingTimeout(t, wp.tools)
 				}
-			}
+				_, stderr := runWrapper(t, wrapper, bin, compactPayload,
+					"CLAUDE_PROJECT_DIR="+proj, "FAKE_KBS_MODE=hang", ProbeBudgetEnv+"="+c.probe)
+				want := c.goLog
+				if strings.HasPrefix(wp.name, "python3") {
+					want = c.pythonLog
+				}
+				if !strings.Contains(stderr, want) {
+					t.Errorf("wrapper via %s, %s=%s: the debug log does not say %q:\n%s", wp.name, ProbeBudgetEnv, c.probe, want, stderr)
+				}
+				if timeoutLog != "" {
+					if b, err := os.ReadFile(timeoutLog); err != nil || string(b) != "-k 1 3 python3\n" {
+						t.Errorf("wrapper via %s: timeout ran with %q (%v), want the wrapper's own backstop, two seconds after its 1s budget: -k 1 3 python3", wp.name, b, err)
+					}
+				}
+			})
 		}
 	}
 }
@@ -428,6 +445,7 @@ const reminders = "../../../testdata/reminders"
 // every fixture's NAME.expected.txt, that exact reminder quoted, and
 // nothing else is there.
 func TestQuotedReminders(t *testing.T) {
+	t.Parallel()
 	entries, err := os.ReadDir(fixtures)
 	if err != nil {
 		t.Fatal(err)
@@ -464,6 +482,7 @@ func TestQuotedReminders(t *testing.T) {
 // with a timestamp print nothing, unless another client's own project
 // variable says the session is not Copilot's.
 func TestClientGoMatchesPython(t *testing.T) {
+	t.Parallel()
 	proj := project(t)
 	wrapper := writeWrapper(t, 5*time.Second)
 	payload := abs(t, filepath.Join(fixtures, "basic.json"))
@@ -480,6 +499,7 @@ func TestClientGoMatchesPython(t *testing.T) {
 		{"COPILOT_CLI inherited by Qwen Code", withStamp, []string{"COPILOT_CLI=1", "QWEN_PROJECT_DIR=" + proj}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			var outs []string
 			for _, wp := range []wrapperPath{wrapperPaths[0], wrapperPaths[3]} {
 				out, stderr := runWrapper(t, wrapper, toolDir(t, wp.tools...), c.stdin,

@@ -143,6 +143,15 @@ func env(kv ...string) func(string) string {
 
 // goReminder runs the Go path in-process against the fake kbs with the
 // given fixture and returns what it printed and its debug log.
+//
+// Never from a parallel test, nor beside parallel subtests: an in-process
+// kbs call makes the test process the reaper of its orphans and, on Linux,
+// kills and reaps every process still below it (killOrphans), those of a
+// test running beside it included. The same holds for every in-process
+// run that starts kbs or samemind (checkpoint, geminiTurn, kimiTurn, hint,
+// the sources); fakeEnv's t.Setenv refuses a parallel test anyway. Tests
+// that only start the wrapper or the runtime as a child process, with its
+// environment given explicitly, run in parallel.
 func goReminder(t *testing.T, budget time.Duration, stdin io.Reader, getenv func(string) string, wd string) (out, log string) {
 	t.Helper()
 	var debug bytes.Buffer

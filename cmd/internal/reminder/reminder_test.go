@@ -209,6 +209,7 @@ func TestFindsKbs(t *testing.T) {
 }
 
 func TestFindsProject(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	// root/.kanbus.yml sits above the git root: never found from inside.
 	writeFile(t, filepath.Join(root, ".kanbus.yml"), "")
@@ -349,6 +350,7 @@ func TestStdinNeverClosed(t *testing.T) {
 }
 
 func TestStdinTooLarge(t *testing.T) {
+	t.Parallel()
 	big := `{"source":"compact","pad":"` + strings.Repeat("x", maxStdin) + `"}`
 	for _, r := range []io.Reader{strings.NewReader(big), fileWith(t, big)} {
 		if _, proceed := readPayload(r, time.Second, nil, logger{}); proceed {
@@ -376,6 +378,7 @@ func fileWith(t *testing.T, content string) *os.File {
 }
 
 func TestStdinDevice(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open(os.DevNull)
 	if err != nil {
 		t.Skip(err)
@@ -432,6 +435,7 @@ func TestRunNeverFails(t *testing.T) {
 // TestStoppedBySignal: when the agent stops the hook, the reminder kills
 // kbs's process group (and its child holding stdout) and exits 0 at once.
 func TestStoppedBySignal(t *testing.T) {
+	t.Parallel()
 	proj := project(t)
 	bin := toolDir(t, "nowhook", "kbs")
 	pids := filepath.Join(t.TempDir(), "pids")
@@ -478,6 +482,7 @@ func TestStoppedBySignal(t *testing.T) {
 // lengthens it; anything else leaves --timeout's budget, and says so in
 // the debug log.
 func TestProbeBudget(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		budget time.Duration
 		probe  string
@@ -531,6 +536,7 @@ func TestProbeBudgetReachesRun(t *testing.T) {
 // exit 0, once the budget is spent, or soon after a stop signal. The
 // bound here is generous: nothing is timed.
 func TestGuardEndsABlockedHook(t *testing.T) {
+	t.Parallel()
 	bin := toolDir(t, "blocked-hook")
 	for _, c := range []struct {
 		name, budget string

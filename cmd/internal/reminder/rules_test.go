@@ -30,6 +30,7 @@ func measured(t *testing.T, name string) string {
 // no summary, no slash command, no context the client added, no reminder
 // of ours.
 func TestUserWordsMeasured(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		sp   sourcePayload
@@ -80,6 +81,7 @@ func writeLines(t *testing.T, lines ...string) string {
 // user did not type, and a reminder of ours pasted back, are not the
 // user's words; a partly written last line is skipped.
 func TestUserWordsLeavesOut(t *testing.T) {
+	t.Parallel()
 	p := writeLines(t,
 		`{"type":"user","message":{"role":"user","content":"the task"}}`,
 		`{"type":"user","isMeta":true,"message":{"role":"user","content":"<local-command-caveat>caveat</local-command-caveat>"}}`,
@@ -106,6 +108,7 @@ func TestUserWordsLeavesOut(t *testing.T) {
 // its head (the first message) and its tail (the newest), and the render
 // says older messages were left out.
 func TestUserWordsLargeTranscript(t *testing.T) {
+	t.Parallel()
 	var lines []string
 	lines = append(lines, `{"type":"user","message":{"role":"user","content":"FIRST: the task"}}`)
 	filler := `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("x", 1000) + `"}]}}`
@@ -132,6 +135,7 @@ func TestUserWordsLargeTranscript(t *testing.T) {
 // TestUserWordsFailures: no transcript, a missing file, a folder, nothing
 // the user typed: errors, never a panic.
 func TestUserWordsFailures(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, sp := range []sourcePayload{
 		{},
@@ -149,6 +153,7 @@ func TestUserWordsFailures(t *testing.T) {
 // TestUserWordsParentCycle: session files that name each other as parents
 // are each read once.
 func TestUserWordsParentCycle(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(id, parent, text string) string {
 		p := filepath.Join(dir, id+".jsonl")
@@ -172,6 +177,7 @@ func TestUserWordsParentCycle(t *testing.T) {
 // first, each verbatim as quoted lines; what does not fit is cut with a
 // mark, and the older messages left out are counted.
 func TestRenderRules(t *testing.T) {
+	t.Parallel()
 	w := userWords{msgs: []string{"the task:\n  keep  the spacing\n\nand this", "second", "third", "the newest"}}
 	got := string(renderRules(w, rulesWant))
 	want := rulesOpen + labelFirst + "> the task:\n>   keep  the spacing\n>\n> and this\n" +
@@ -208,6 +214,7 @@ func TestRenderRules(t *testing.T) {
 // or carry escapes and invisible characters; a multi-byte character is
 // never split by a cut.
 func TestRenderRulesSanitised(t *testing.T) {
+	t.Parallel()
 	w := userWords{msgs: []string{"red \x1b[31mtext\x1b[0m\rline two\u2028three\u200bzero\tand tab\x00nul\u009b2J"}}
 	got := string(renderRules(w, rulesWant))
 	want := rulesOpen + labelFirst + "> red text\n> line two\n> three" + "zero\tand tab nul\n" + rulesClose

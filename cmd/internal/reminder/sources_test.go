@@ -12,6 +12,7 @@ import (
 )
 
 func TestParseSources(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want string
@@ -48,6 +49,7 @@ func fixedPart(text string, floor, want int, shrink bool) part {
 // within the total; floors first, then the room left in order; a part
 // that cannot fit its room is left out, and so is its gap.
 func TestAssemble(t *testing.T) {
+	t.Parallel()
 	a := strings.Repeat("a", 9) + "\n"
 	b := strings.Repeat("b", 19) + "\n"
 	c := strings.Repeat("c", 29) + "\n"
@@ -116,6 +118,7 @@ func gitRepo(t *testing.T) string {
 var slowGit = gitOptions{factsMax: time.Minute, statusMax: time.Minute}
 
 func TestGitFacts(t *testing.T) {
+	t.Parallel()
 	repo := gitRepo(t)
 	f, ok := readGitFacts(filepath.Join(repo, "svc", "api"), time.Now().Add(time.Minute), slowGit, nil, logger{})
 	if !ok {
@@ -144,6 +147,7 @@ func TestGitFacts(t *testing.T) {
 // TestGitFactsStatusCut: a status that does not answer in its bound costs
 // only the count.
 func TestGitFactsStatusCut(t *testing.T) {
+	t.Parallel()
 	repo := gitRepo(t)
 	f, ok := readGitFacts(repo, time.Now().Add(time.Minute), gitOptions{factsMax: time.Minute, statusMax: time.Nanosecond}, nil, logger{})
 	if !ok || f.counted || f.branch != "main" || f.start != "." {
@@ -158,6 +162,7 @@ func TestGitFactsStatusCut(t *testing.T) {
 // maxStatusEntries files is not asked for its status; the other facts
 // stay.
 func TestGitFactsLargeIndex(t *testing.T) {
+	t.Parallel()
 	repo := gitRepo(t)
 	index := filepath.Join(repo, ".git", "index")
 	n := maxStatusEntries + 1
@@ -179,6 +184,7 @@ func TestGitFactsLargeIndex(t *testing.T) {
 }
 
 func TestGitFactsNone(t *testing.T) {
+	t.Parallel()
 	if _, ok := readGitFacts(t.TempDir(), time.Now().Add(time.Minute), slowGit, nil, logger{}); ok {
 		t.Errorf("facts outside a repository")
 	}

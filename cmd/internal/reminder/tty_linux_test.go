@@ -39,6 +39,7 @@ func openPty(t *testing.T) *os.File {
 // TestStdinTerminal: run by hand from a terminal, the reminder must not
 // wait for typed input.
 func TestStdinTerminal(t *testing.T) {
+	t.Parallel()
 	tty := openPty(t)
 	var log bytes.Buffer
 	done := make(chan bool, 1)

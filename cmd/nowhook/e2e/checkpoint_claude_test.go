@@ -140,6 +140,9 @@ func (s *sandbox) kbsArgs(t *testing.T) []string {
 // in-progress ids from the PreCompact hint; after the compaction and a new
 // climb the checkpoint comes exactly once more.
 func TestCheckpointClaude(t *testing.T) {
+	// Not in parallel (sequential tests run alone): the summary hint gives
+	// kbs 2 s (reminder.DefaultHintBudget), which a test beside it on a
+	// loaded machine makes tighter (a hint missed at a load of 35).
 	turns, summary, sess, s := claudeCheckpointSession(t, kbsFixture)
 
 	// T3..T5 hold the first checkpoint (T3 is the request right after the
@@ -191,6 +194,9 @@ func TestCheckpointClaude(t *testing.T) {
 // the --raw retry, and once for the hint): the latch keeps a failing
 // checkpoint from running kbs after every tool call.
 func TestCheckpointClaudeFailingKbs(t *testing.T) {
+	// Not in parallel (sequential tests run alone): the summary hint gives
+	// kbs 2 s (reminder.DefaultHintBudget), which a test beside it on a
+	// loaded machine makes tighter (a hint missed at a load of 35).
 	turns, summary, _, s := claudeCheckpointSession(t, kbsFailing)
 	for i, r := range append(turns, summary) {
 		for _, marker := range []string{"Kanbus checkpoint", hintMarker, "kbs-abc"} {
@@ -211,6 +217,9 @@ func TestCheckpointClaudeFailingKbs(t *testing.T) {
 // request carries the hint, and the next climb brings the checkpoint back
 // exactly once.
 func TestCheckpointClaudeAutoCompact(t *testing.T) {
+	// Not in parallel (sequential tests run alone): the summary hint gives
+	// kbs 2 s (reminder.DefaultHintBudget), which a test beside it on a
+	// loaded machine makes tighter (a hint missed at a load of 35).
 	turns, summary, _, s := claudeCheckpointRun(t, kbsFixture, claudeAutoCheckpointScript, []string{"hello", "next"}, "auto")
 	checkCheckpointCounts(t, turns, []int{0, 1, 0, 0, 1})
 	for _, want := range []string{hintMarker, "kbs-abc: Ship compaction docs", "kbs-def: Add Claude Code example"} {

@@ -132,6 +132,9 @@ func developerCount(t *testing.T, body []byte, text string) int {
 // comes exactly once more. The hooks are trusted through Codex's own
 // app-server.
 func TestCheckpointCodex(t *testing.T) {
+	// Not in parallel (sequential tests run alone): the summary hint gives
+	// kbs 2 s (reminder.DefaultHintBudget), which a test beside it on a
+	// loaded machine makes tighter.
 	turns, _, s := codexCheckpointRun(t, kbsFixture)
 	want := []int{0, 0, 1, 1, 0, 0, 1}
 	for i, r := range turns {
@@ -158,6 +161,9 @@ func TestCheckpointCodex(t *testing.T) {
 // the turn completes, no request carries a checkpoint, and kbs ran once per
 // climb (with the --raw retry), not after every tool call.
 func TestCheckpointCodexFailingKbs(t *testing.T) {
+	// Not in parallel (sequential tests run alone): the summary hint gives
+	// kbs 2 s (reminder.DefaultHintBudget), which a test beside it on a
+	// loaded machine makes tighter.
 	turns, compaction, s := codexCheckpointRun(t, kbsFailing)
 	for i, r := range append(turns, compaction) {
 		for _, marker := range []string{"Kanbus checkpoint", "kbs-abc"} {

@@ -14,6 +14,7 @@ import (
 // TestClaudeDoctorAcceptsSettings: `claude doctor` (throwaway HOME) reports
 // no invalid settings for what setup wrote.
 func TestClaudeDoctorAcceptsSettings(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "CLAUDE_BIN", "claude")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -55,6 +56,7 @@ func TestClaudeDoctorAcceptsSettings(t *testing.T) {
 // TestClaudeManualCompactReinjects: hello, /compact, follow-up in one
 // stream-json session; the request after the summary carries the reminder.
 func TestClaudeManualCompactReinjects(t *testing.T) {
+	t.Parallel()
 	checkClaudeCompaction(t, false, []string{"hello", "/compact", "What was I working on?"}, "manual")
 }
 
@@ -62,6 +64,7 @@ func TestClaudeManualCompactReinjects(t *testing.T) {
 // window; the next turn compacts on its own and the request after the
 // summary carries the reminder.
 func TestClaudeAutoCompactReinjects(t *testing.T) {
+	t.Parallel()
 	checkClaudeCompaction(t, true, []string{"hello", "What was I working on?"}, "auto")
 }
 
@@ -99,6 +102,7 @@ func checkClaudeCompaction(t *testing.T, highUsage bool, prompts []string, trigg
 // failing, the compact hook still runs, no request carries any reminder
 // line, and every turn of the session completes.
 func TestClaudeFailingKbsInjectsNothing(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "CLAUDE_BIN", "claude")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()

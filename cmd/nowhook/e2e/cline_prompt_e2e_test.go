@@ -17,6 +17,7 @@ import (
 // terminal and `--acp` without a Cline sign-in.) With PreCompact never run
 // either (TestClinePreCompactNeverRuns), Cline has no route to re-inject.
 func TestClineUserPromptSubmitReachesNothing(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "CLINE_BIN", "cline")
 	ctx := probeCtx(t)
 	repo := probeRepo(t, ctx, "AGENTS.md")

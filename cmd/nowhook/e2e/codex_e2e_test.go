@@ -104,6 +104,7 @@ func compactionIndex(t *testing.T, reqs []recordedRequest) int {
 // TestCodexSetupTrustsHook: after `nowhook setup --trust-codex`, Codex's
 // own app-server lists our hook as trusted, with no warnings or errors.
 func TestCodexSetupTrustsHook(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "CODEX_BIN", "codex")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -119,6 +120,7 @@ func TestCodexSetupTrustsHook(t *testing.T) {
 // middle; the request after the compaction request carries the exact
 // reminder as a developer message, and no earlier request has it.
 func TestCodexAutoCompactReinjects(t *testing.T) {
+	t.Parallel()
 	run := runCodexExec(t, kbsFixture)
 	reminder := expectedReminder(t)
 	idx := compactionIndex(t, run.reqs)
@@ -146,6 +148,7 @@ func TestCodexAutoCompactReinjects(t *testing.T) {
 // failing, the trusted hook runs, no request carries any reminder line, and
 // the turn completes.
 func TestCodexFailingKbsInjectsNothing(t *testing.T) {
+	t.Parallel()
 	run := runCodexExec(t, kbsFailing)
 	compactionIndex(t, run.reqs) // it compacted and asked the model again
 	checkNoReminder(t, run.reqs, expectedReminder(t))

@@ -199,6 +199,7 @@ func (r codexManualRun) manualCompactionIndex(t *testing.T) int {
 // the compact SessionStart hook runs once, when the next turn starts, not
 // at the compaction, and kbs runs once.
 func TestCodexManualCompactReinjects(t *testing.T) {
+	t.Parallel()
 	run := runCodexManual(t, kbsFixture)
 	reminder := expectedReminder(t)
 	idx := run.manualCompactionIndex(t)
@@ -246,6 +247,7 @@ func TestCodexManualCompactReinjects(t *testing.T) {
 // and reaches kbs, no request carries any reminder line, and the next turn
 // completes.
 func TestCodexManualFailingKbsInjectsNothing(t *testing.T) {
+	t.Parallel()
 	run := runCodexManual(t, kbsFailing) // fails unless every turn completed
 	run.manualCompactionIndex(t)
 	checkNoReminder(t, run.reqs, expectedReminder(t))

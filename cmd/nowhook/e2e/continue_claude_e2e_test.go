@@ -12,6 +12,7 @@ import (
 // nowhook, and there is none), kbs never runs, and no request holds the
 // reminder or a checkpoint.
 func TestContinueClaudeEntry(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "CONTINUE_BIN", "cn")
 	ctx := probeCtx(t)
 	s := newSandbox(t, kbsFixture)

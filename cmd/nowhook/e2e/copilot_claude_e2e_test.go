@@ -120,6 +120,7 @@ const copilotSummaryPhrase = "Please create a detailed summary of the conversati
 // preCompact output would reach nothing: before it did, it printed the ids
 // and ran kbs), and no request holds the reminder, a checkpoint or the hint.
 func TestCopilotClaudeEntry(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "COPILOT_BIN", "copilot")
 	ctx := probeCtx(t)
 	s := newSandbox(t, kbsFixture)
@@ -190,6 +191,7 @@ func TestCopilotClaudeEntry(t *testing.T) {
 // probe repository's instruction files reach the first request, started at
 // the root and in a sub-folder.
 func TestReadsCopilot(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "COPILOT_BIN", "copilot")
 	for _, c := range []struct {
 		where string

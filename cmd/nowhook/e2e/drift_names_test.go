@@ -39,6 +39,7 @@ var probeTests = map[string]bool{
 // client a test uses must also be pinned in scripts/pins.tsv, and a pinned
 // client must not be found through probeBin (its test would skip in CI).
 func TestClientTestNames(t *testing.T) {
+	t.Parallel()
 	pinned := pinnedAgents(t)
 	files, err := filepath.Glob("*_test.go")
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 // -run TestDroidReinjectAfterCompact -v (DROID_BIN from
 // scripts/install-agents.sh, or droid on PATH).
 func TestDroidReinjectAfterCompact(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "DROID_BIN", "droid")
 	for _, c := range []struct {
 		name  string

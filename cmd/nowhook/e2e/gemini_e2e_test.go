@@ -19,6 +19,7 @@ import (
 // after it compresses the history, into the first request after the
 // compression (the CLI rebuilds that context), next to the summary.
 func TestGeminiContextBlockAfterCompression(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "GEMINI_BIN", "gemini")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -83,6 +84,7 @@ func TestGeminiContextBlockAfterCompression(t *testing.T) {
 // block, while the project's own GEMINI.md does reach the model through
 // the same channel.
 func TestGeminiRefusedModeNoBlock(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "GEMINI_BIN", "gemini")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()

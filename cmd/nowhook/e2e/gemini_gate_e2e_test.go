@@ -76,6 +76,7 @@ func geminiReminders(t *testing.T, who string, reqs []recordedRequest, compressi
 // request after each compression (two runtime starts for five turn
 // requests), and the reminder is in those two requests only.
 func TestGeminiGateOncePerCompression(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "GEMINI_BIN", "gemini")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -112,6 +113,7 @@ func TestGeminiGateOncePerCompression(t *testing.T) {
 // reminder once after each of its own compressions and nowhere else, and
 // neither's latch passes the other's request.
 func TestGeminiGateSessionsApart(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "GEMINI_BIN", "gemini")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -171,6 +173,7 @@ func TestGeminiGateSessionsApart(t *testing.T) {
 // of it carries the reminder and the gate does not hand any of them over
 // again; the next compression gets it once.
 func TestGeminiGateCrash(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "GEMINI_BIN", "gemini")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()

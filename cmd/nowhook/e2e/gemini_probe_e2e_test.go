@@ -39,6 +39,7 @@ type geminiHookInput struct {
 // verification), and after a compression its llm_request.messages start
 // from the summary, followed by the CLI's acknowledgement.
 func TestGeminiHookPayloads(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "GEMINI_BIN", "gemini")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()

@@ -106,6 +106,7 @@ func geminiFirstTurns(t *testing.T, reqs []recordedRequest) (first, turns []int)
 // before the first compression, not in the request after the first one
 // that followed a compression, and not in the summary requests.
 func TestGeminiReinjectAfterCompression(t *testing.T) {
+	t.Parallel()
 	s, reqs := geminiTwoCompressions(t, kbsFixture, 1)
 
 	reminder := expectedReminder(t)
@@ -150,6 +151,7 @@ func TestGeminiReinjectAfterCompression(t *testing.T) {
 // compression and no request carries anything of the reminder; Gemini CLI
 // goes on as usual.
 func TestGeminiReinjectKbsFails(t *testing.T) {
+	t.Parallel()
 	s, reqs := geminiTwoCompressions(t, kbsFailing, 0)
 
 	if first, _ := geminiFirstTurns(t, reqs); len(first) != 2 {
@@ -179,6 +181,7 @@ func TestGeminiReinjectKbsFails(t *testing.T) {
 // hooks from the folders above: check $GEMINI_PROJECT_DIR in the command,
 // which is the start directory.)
 func TestGeminiReinjectSubfolder(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "GEMINI_BIN", "gemini")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()

@@ -257,6 +257,7 @@ func checkKimiRequests(t *testing.T, reqs []*chatRequest, reminder string, want 
 // of the next request (once: the next prompt adds none), and is in no
 // request before; kbs runs once.
 func TestKimiReinjectAfterCompact(t *testing.T) {
+	t.Parallel()
 	w := newKimiWorld(t, kbsFixture, false)
 	ctx := probeCtx(t)
 	clientVersion(t, ctx, w.env(), w.bin)
@@ -286,6 +287,7 @@ func TestKimiReinjectAfterCompact(t *testing.T) {
 // of the next prompt, once (measured: the auto path delivers one prompt
 // late). Three `kimi -p` runs resume one session.
 func TestKimiReinjectAutoCompaction(t *testing.T) {
+	t.Parallel()
 	w := newKimiWorld(t, kbsFixture, true)
 	ctx := probeCtx(t)
 	clientVersion(t, ctx, w.env(), w.bin)
@@ -320,6 +322,7 @@ func TestKimiReinjectAutoCompaction(t *testing.T) {
 // TestKimiReinjectKbsFails: with kbs failing, the hook runs after the
 // compaction (kbs is asked once) and no request holds any reminder.
 func TestKimiReinjectKbsFails(t *testing.T) {
+	t.Parallel()
 	w := newKimiWorld(t, kbsFailing, false)
 	ctx := probeCtx(t)
 	a := startKimiACP(t, ctx, w, w.repo)
@@ -343,6 +346,7 @@ func TestKimiReinjectKbsFails(t *testing.T) {
 // TestKimiReinjectSessionsApart: two sessions of one `kimi acp` in one
 // repository; only the one that compacts gets the reminder, once.
 func TestKimiReinjectSessionsApart(t *testing.T) {
+	t.Parallel()
 	w := newKimiWorld(t, kbsFixture, false)
 	ctx := probeCtx(t)
 	a := startKimiACP(t, ctx, w, w.repo)
@@ -382,6 +386,7 @@ func TestKimiReinjectSessionsApart(t *testing.T) {
 // each folder from the git root down to the start folder (and
 // .kimi-code/AGENTS.md beside it), never CLAUDE.md.
 func TestReadsKimi(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "KIMI_BIN", "kimi")
 	for _, c := range []struct {
 		where string

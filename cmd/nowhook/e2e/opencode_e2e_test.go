@@ -16,6 +16,7 @@ import (
 // reads on every request. Then nowhook remove takes the plugin and the wrapper away and leaves
 // what OpenCode wrote into .opencode/ itself, and the folder with it.
 func TestOpencodeManualCompactReinjects(t *testing.T) {
+	t.Parallel()
 	run := runOpencode(t, kbsFixture, true)
 	checkOpencodeReinjected(t, run, expectedReminder(t))
 	checkOpencodeReadsAgentsMD(t, run)
@@ -55,6 +56,7 @@ func TestOpencodeManualCompactReinjects(t *testing.T) {
 // carries the exact reminder as a system message, no other request has any
 // line of it, and kbs ran once.
 func TestOpencodeAutoCompactReinjects(t *testing.T) {
+	t.Parallel()
 	run := runOpencode(t, kbsFixture, false)
 	next := checkOpencodeReinjected(t, run, expectedReminder(t))
 	if last := run.reqs[next].LastUserText(); !strings.Contains(last, "Continue if you have next steps") {
@@ -70,6 +72,7 @@ func TestOpencodeAutoCompactReinjects(t *testing.T) {
 // reached), every turn completes, and no request carries any line of a
 // reminder.
 func TestOpencodeFailingKbsInjectsNothing(t *testing.T) {
+	t.Parallel()
 	run := runOpencode(t, kbsFailing, true)
 	idx := onlyRequest(t, run.rec, "summary", "OpenCode never compacted")
 	if turns := len(run.reqs) - idx - 1; turns < 2 {

@@ -96,6 +96,7 @@ func platformShown(t *testing.T, body []byte) (platform, model string, ok bool) 
 // create and kbs comment fail: nowhook sets neither (docs/platforms.md,
 // "Telling kbs which agent runs it"). The test fails when that changes.
 func TestClaudePlatformEnv(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "CLAUDE_BIN", "claude")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -162,6 +163,7 @@ func TestClaudePlatformEnv(t *testing.T) {
 // property): a hook that prints an "env" object fails ("hook: SessionStart
 // Failed" on stderr) and sets nothing for the agent's commands (measured).
 func TestCodexPlatformEnv(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "CODEX_BIN", "codex")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -210,6 +212,7 @@ func TestCodexPlatformEnv(t *testing.T) {
 // hook_event_name, source and CLAUDE_ENV_FILE), so, as on Claude Code, no
 // hook can give kbs both variables. The test fails when that changes.
 func TestDroidPlatformEnv(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "DROID_BIN", "droid")
 	ctx := probeCtx(t)
 	repo := probeRepo(t, ctx, "AGENTS.md")

@@ -84,6 +84,7 @@ func clineHookOut(marker string) string {
 // started at the root and in a sub-folder (where nothing arrives, while
 // the root's hooks still run).
 func TestReadsCline(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "CLINE_BIN", "cline")
 	for _, c := range []struct {
 		where string
@@ -119,6 +120,7 @@ func TestReadsCline(t *testing.T) {
 // the PreCompact hook does not run, so its contextModification reaches
 // nothing; PreToolUse's does reach the model.
 func TestClinePreCompactNeverRuns(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "CLINE_BIN", "cline")
 	ctx := probeCtx(t)
 	repo := probeRepo(t, ctx, "AGENTS.md")

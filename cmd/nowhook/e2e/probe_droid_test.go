@@ -44,6 +44,7 @@ func droidMock(t *testing.T, p *probeChat) *chatMock {
 // TestReadsDroid: which instruction files reach the first request of
 // `droid exec`, started at the root and in a sub-folder.
 func TestReadsDroid(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "DROID_BIN", "droid")
 	for _, c := range []struct {
 		where string
@@ -209,6 +210,7 @@ func droidCompactHooks(command string) string {
 // request, once, and in none before; printed by a hook that exits 1, it
 // reaches no request.
 func TestDroidManualCompactHook(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "DROID_BIN", "droid")
 	for _, c := range []struct {
 		name string
@@ -240,6 +242,7 @@ func TestDroidManualCompactHook(t *testing.T) {
 // settings.json SessionStart group runs where hooks.json has no SessionStart
 // event, and not where it has one (for matcher startup only, even).
 func TestDroidHookFiles(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "DROID_BIN", "droid")
 	cmd := `"$FACTORY_PROJECT_DIR"/.factory/hooks/probe.sh compact`
 	wrapped := `{"hooks":` + strings.TrimSpace(droidCompactHooks(cmd)) + "}\n"
@@ -282,6 +285,7 @@ func TestDroidHookFiles(t *testing.T) {
 // the start directory, so a command built on it misses the script; one that
 // finds the repository root itself works.
 func TestDroidSubFolderHook(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "DROID_BIN", "droid")
 	for _, c := range []struct {
 		name, command string
@@ -318,6 +322,7 @@ func TestDroidSubFolderHook(t *testing.T) {
 // compactionTokenLimit and a first reply that reports a prompt near 1M
 // tokens) compacts in place, and neither SessionStart nor PreCompact runs.
 func TestDroidAutoCompactNoHook(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "DROID_BIN", "droid")
 	ctx := probeCtx(t)
 	repo := probeRepo(t, ctx, "AGENTS.md")
@@ -349,6 +354,7 @@ func TestDroidAutoCompactNoHook(t *testing.T) {
 // for later hooks, as in Claude Code: the route by which a hook can tell
 // `kbs` which agent runs it.
 func TestDroidEnvFile(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "DROID_BIN", "droid")
 	ctx := probeCtx(t)
 	repo := probeRepo(t, ctx, "AGENTS.md")

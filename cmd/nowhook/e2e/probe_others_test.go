@@ -30,6 +30,7 @@ func continueConfig(t *testing.T, home string, m *chatMock) string {
 // Claude-style hooks it loads from .claude/ and .continue/settings.json
 // never run.
 func TestReadsContinue(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "CONTINUE_BIN", "cn")
 	for _, c := range []struct {
 		name, where string
@@ -83,6 +84,7 @@ func TestReadsContinue(t *testing.T) {
 // turn, which holds every context file at the start directory and none
 // from a sub-folder.
 func TestReadsCrush(t *testing.T) {
+	t.Parallel()
 	bin := probeBin(t, "CRUSH_BIN", "Crush")
 	for _, c := range []struct {
 		where string
@@ -123,6 +125,7 @@ func TestReadsCrush(t *testing.T) {
 // start and sends nothing; its models are reached only through Augment's
 // own service, so no local mock can stand in.
 func TestAuggieNeedsLogin(t *testing.T) {
+	t.Parallel()
 	bin := probeBin(t, "AUGGIE_BIN", "Auggie")
 	ctx := probeCtx(t)
 	repo := probeRepo(t, ctx, "AGENTS.md")

@@ -36,18 +36,22 @@ type proveBreak struct {
 // the repository (git status and a hash of every file, .git included, are
 // the same).
 func TestClaudeDoctorProve(t *testing.T) {
+	t.Parallel()
 	checkDoctorProve(t, findClient(t, "CLAUDE_BIN", "claude"), proveCases["claude"])
 }
 
 func TestCodexDoctorProve(t *testing.T) {
+	t.Parallel()
 	checkDoctorProve(t, findClient(t, "CODEX_BIN", "codex"), proveCases["codex"])
 }
 
 func TestQwenDoctorProve(t *testing.T) {
+	t.Parallel()
 	checkDoctorProve(t, findClient(t, "QWEN_BIN", "qwen"), proveCases["qwen"])
 }
 
 func TestOpencodeDoctorProve(t *testing.T) {
+	t.Parallel()
 	checkDoctorProve(t, findClient(t, "OPENCODE_BIN", "opencode"), proveCases["opencode"])
 }
 
@@ -218,6 +222,7 @@ func removeFile(t *testing.T, path string) {
 // user-scope command exits 0 without its wrapper). The user's folder is
 // left as it was.
 func TestClaudeDoctorProveUserScope(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "CLAUDE_BIN", "claude")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()

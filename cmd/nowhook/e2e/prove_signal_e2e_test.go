@@ -22,6 +22,7 @@ import (
 // TMPDIR; the signal is sent once the marker shows opencode serve
 // running. Nothing is timed.
 func TestOpencodeDoctorProveStopped(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "OPENCODE_BIN", "opencode")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()

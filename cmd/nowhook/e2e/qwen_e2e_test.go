@@ -29,6 +29,7 @@ const qwenUserSettings = `{
 // first request after the compression request carries the reminder, no
 // earlier one does, and kbs ran once.
 func TestQwenManualCompressReinjects(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "QWEN_BIN", "qwen")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -71,6 +72,7 @@ func TestQwenManualCompressReinjects(t *testing.T) {
 // does, and kbs ran once. No hook event of Qwen 0.24.4 can reach the
 // first request after an automatic compression (docs/platforms.md).
 func TestQwenAutoCompressReinjectsOneRequestLate(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "QWEN_BIN", "qwen")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -110,6 +112,7 @@ func TestQwenAutoCompressReinjectsOneRequestLate(t *testing.T) {
 // --raw), every turn completes, and no request carries any line of a
 // reminder.
 func TestQwenFailingKbsInjectsNothing(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "QWEN_BIN", "qwen")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -141,6 +144,9 @@ func TestQwenFailingKbsInjectsNothing(t *testing.T) {
 // qwen.folder-trust says so. The other tests trust the folder: this is
 // their control that trust is what lets the hook run.
 func TestQwenUntrustedFolderSkipsHook(t *testing.T) {
+	// Not in parallel (sequential tests run alone): doctor's live rows give
+	// the hook a 500 ms probe budget and 1 s of slack, which a test beside
+	// it on a loaded machine makes tighter.
 	bin := findClient(t, "QWEN_BIN", "qwen")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
@@ -187,6 +193,9 @@ func TestQwenUntrustedFolderSkipsHook(t *testing.T) {
 // without nowhook. A file setup creates already has "$version": 4: Qwen
 // leaves it alone, and remove deletes it.
 func TestQwenSettingsRewrite(t *testing.T) {
+	// Not in parallel (sequential tests run alone): doctor's live rows give
+	// the hook a 500 ms probe budget and 1 s of slack, which a test beside
+	// it on a loaded machine makes tighter.
 	bin := findClient(t, "QWEN_BIN", "qwen")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()

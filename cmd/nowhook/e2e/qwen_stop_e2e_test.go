@@ -28,6 +28,7 @@ import (
 // here; at 85% the checkpoint would come after that compression, so the
 // test, and a Qwen checkpoint, fire below it.)
 func TestQwenStopCheckpoint(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "QWEN_BIN", "qwen")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()

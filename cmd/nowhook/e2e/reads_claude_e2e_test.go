@@ -21,6 +21,7 @@ import (
 //     carries the reminder, and setup's summary says so and names
 //     `nowhook setup --scope user --agents claude`.
 func TestClaudeReadsMatrix(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "CLAUDE_BIN", "claude")
 	for _, sh := range repoShapes {
 		for _, where := range startDirs {
@@ -168,6 +169,7 @@ func rulesIn(t *testing.T, body []byte, sh repoShape) string {
 // team rule lines Claude Code reads before setup (claudeView, measured by
 // TestClaudeReadsMatrix) and the block.
 func TestClaudeOnDemandMatrix(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "CLAUDE_BIN", "claude")
 	for _, sh := range repoShapes {
 		for _, where := range startDirs {

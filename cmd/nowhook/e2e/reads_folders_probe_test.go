@@ -20,6 +20,7 @@ import (
 //
 // (NOWHOOK_E2E_PROBE_CLIENTS=claude,codex narrows the clients.)
 func TestReadsFoldersProbe(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("NOWHOOK_E2E_PROBE") != "folders" {
 		t.Skip("probe: set NOWHOOK_E2E_PROBE=folders")
 	}
@@ -180,6 +181,7 @@ func folderProbeFirst(t *testing.T, client string, s *sandbox, dir string) []byt
 //
 //	NOWHOOK_E2E_PROBE=codex-budget go test ./cmd/nowhook/e2e/ -run TestReadsCodexBudgetProbe -v
 func TestReadsCodexBudgetProbe(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("NOWHOOK_E2E_PROBE") != "codex-budget" {
 		t.Skip("probe: set NOWHOOK_E2E_PROBE=codex-budget")
 	}
@@ -249,6 +251,7 @@ func TestReadsCodexBudgetProbe(t *testing.T) {
 //
 //	NOWHOOK_E2E_PROBE=gemini-filename go test ./cmd/nowhook/e2e/ -run TestReadsGeminiFileNameProbe -v
 func TestReadsGeminiFileNameProbe(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("NOWHOOK_E2E_PROBE") != "gemini-filename" {
 		t.Skip("probe: set NOWHOOK_E2E_PROBE=gemini-filename")
 	}
@@ -305,6 +308,7 @@ func TestReadsGeminiFileNameProbe(t *testing.T) {
 //
 //	NOWHOOK_E2E_PROBE=big go test ./cmd/nowhook/e2e/ -run TestReadsBigClaudeMDProbe -v
 func TestReadsBigClaudeMDProbe(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("NOWHOOK_E2E_PROBE") != "big" {
 		t.Skip("probe: set NOWHOOK_E2E_PROBE=big")
 	}
@@ -344,6 +348,7 @@ func TestReadsBigClaudeMDProbe(t *testing.T) {
 //
 //	NOWHOOK_E2E_PROBE=droid-links go test ./cmd/nowhook/e2e/ -run TestReadsDroidLinksProbe -v
 func TestReadsDroidLinksProbe(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("NOWHOOK_E2E_PROBE") != "droid-links" {
 		t.Skip("probe: set NOWHOOK_E2E_PROBE=droid-links")
 	}
@@ -371,6 +376,7 @@ func TestReadsDroidLinksProbe(t *testing.T) {
 //
 //	NOWHOOK_E2E_PROBE=qwen-filename go test ./cmd/nowhook/e2e/ -run TestReadsQwenFileNameProbe -v
 func TestReadsQwenFileNameProbe(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("NOWHOOK_E2E_PROBE") != "qwen-filename" {
 		t.Skip("probe: set NOWHOOK_E2E_PROBE=qwen-filename")
 	}
@@ -408,6 +414,7 @@ func TestReadsQwenFileNameProbe(t *testing.T) {
 //
 //	NOWHOOK_E2E_PROBE=qwen-startup go test ./cmd/nowhook/e2e/ -run TestReadsQwenStartupContextProbe -v
 func TestReadsQwenStartupContextProbe(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("NOWHOOK_E2E_PROBE") != "qwen-startup" {
 		t.Skip("probe: set NOWHOOK_E2E_PROBE=qwen-startup")
 	}

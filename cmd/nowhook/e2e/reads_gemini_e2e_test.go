@@ -16,6 +16,7 @@ import (
 // log says which rule lines arrive, one run per cell keeps the matrix
 // quick.
 func TestGeminiReadsMatrix(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "GEMINI_BIN", "gemini")
 	for _, sh := range repoShapes {
 		for _, where := range startDirs {

@@ -25,6 +25,7 @@ import (
 // with nowhook's real trust path (--trust-codex, no bypass flag); in a
 // worktree Codex reads the main checkout's hooks.json, trusted there.
 func TestReadsCodex(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "CODEX_BIN", "codex")
 	for _, c := range readsCells(shapeOverride) {
 		sh, where := c.sh, c.where
@@ -85,6 +86,7 @@ func qwenSubFolderNoted(out string) bool {
 // worktree is a folder of its own for Qwen's folder trust: the test trusts
 // it, as the user would when Qwen asks.
 func TestReadsQwen(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "QWEN_BIN", "qwen")
 	for _, c := range readsCells() {
 		sh, where := c.sh, c.where
@@ -131,6 +133,7 @@ func TestReadsQwen(t *testing.T) {
 // TestReadsOpencode: one session of `opencode serve` started in the cell's
 // directory (hello, a summarize call as /compact makes, next, third).
 func TestReadsOpencode(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "OPENCODE_BIN", "opencode")
 	for _, c := range readsCells(shapeClaudeOnly) {
 		sh, where := c.sh, c.where
@@ -188,6 +191,7 @@ const (
 // team's CLAUDE.md rule and the kbs-now block again, and the reminder
 // comes once after the compaction.
 func TestReadsOpencodeBesideCodex(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "OPENCODE_BIN", "opencode")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()

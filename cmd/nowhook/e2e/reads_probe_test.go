@@ -13,6 +13,7 @@ import (
 // client puts into its first request. Run by hand:
 // NOWHOOK_E2E_PROBE=1 go test ./cmd/nowhook/e2e/ -run TestReadsProbe -v
 func TestReadsProbe(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("NOWHOOK_E2E_PROBE") == "" {
 		t.Skip("probe: set NOWHOOK_E2E_PROBE=1")
 	}
@@ -99,6 +100,7 @@ func probeFirst(t *testing.T, client string, s *sandbox, dir string) []byte {
 // and what doctor says there.
 // NOWHOOK_E2E_PROBE=qwen-worktree go test ./cmd/nowhook/e2e/ -run TestReadsProbeQwenWorktreeTrust -v
 func TestReadsProbeQwenWorktreeTrust(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("NOWHOOK_E2E_PROBE") != "qwen-worktree" {
 		t.Skip("probe: set NOWHOOK_E2E_PROBE=qwen-worktree")
 	}

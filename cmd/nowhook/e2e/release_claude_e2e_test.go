@@ -18,6 +18,7 @@ import (
 // nowhook-reminder of the npm platform package (not by the wrappers'
 // python3 fallback).
 func TestClaudeNpmInstalledNowhook(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "CLAUDE_BIN", "claude")
 	dir := releaseArtifacts(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)

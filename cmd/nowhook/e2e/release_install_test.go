@@ -36,6 +36,7 @@ type install struct {
 // stdin), print the reminder, and the fake kbs was started by that way's
 // nowhook-reminder, not by the python3 fallback.
 func TestReleaseInstallWays(t *testing.T) {
+	t.Parallel()
 	dir := releaseArtifacts(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()

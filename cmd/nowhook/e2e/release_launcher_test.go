@@ -21,6 +21,7 @@ import (
 // package is missing and how to get it, and exits 0 where it runs as the
 // hook, printing nothing.
 func TestReleaseNpmLauncher(t *testing.T) {
+	t.Parallel()
 	dir := releaseArtifacts(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

@@ -14,6 +14,7 @@ import (
 // command that spells $GEMINI_PROJECT_DIR names a folder that does not
 // exist, and the hook exits 0 having run nothing.
 func TestGeminiReinjectQuotedPath(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "GEMINI_BIN", "gemini")
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()

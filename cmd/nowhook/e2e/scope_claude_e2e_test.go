@@ -33,6 +33,7 @@ const claudeUserSettings = `{
 //   - `nowhook remove --scope user --yes` gives ~/.claude/settings.json back
 //     byte for byte, and a session in sub/deeper then gets no reminder.
 func TestClaudeUserScope(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "CLAUDE_BIN", "claude")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	defer cancel()

@@ -17,6 +17,7 @@ import (
 // session in sub/deeper, where only the user-scope hook runs, gets it
 // once too.
 func TestClaudeBothScopesFallback(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "CLAUDE_BIN", "claude")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	defer cancel()

@@ -17,6 +17,7 @@ import (
 // both hooks start (measured); kbs running once there shows that the
 // user-scope one stepped aside rather than printing nothing by chance.
 func TestQwenUserScope(t *testing.T) {
+	t.Parallel()
 	bin := findClient(t, "QWEN_BIN", "qwen")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	defer cancel()

@@ -33,6 +33,7 @@ type newAgentClient struct {
 
 // TestDroidSetupBlock: see above, for Factory Droid (`droid exec`).
 func TestDroidSetupBlock(t *testing.T) {
+	t.Parallel()
 	checkSetupBlocks(t, findClient(t, "DROID_BIN", "droid"), newAgentClient{name: "droid", title: "Factory Droid", claudeMD: true,
 		run: func(t *testing.T, ctx context.Context, bin, dir string, m *chatMock) *chatRequest {
 			res := runCmd(t, ctx, probeEnv(droidHome(t, m, "")), dir, "", bin, "exec", "-m", "custom:mock-model", "hello")
@@ -45,6 +46,7 @@ func TestDroidSetupBlock(t *testing.T) {
 
 // TestClineSetupBlock: see above, for Cline (`cline --json`).
 func TestClineSetupBlock(t *testing.T) {
+	t.Parallel()
 	checkSetupBlocks(t, findClient(t, "CLINE_BIN", "cline"), newAgentClient{name: "cline", title: "Cline",
 		run: func(t *testing.T, ctx context.Context, bin, dir string, m *chatMock) *chatRequest {
 			clineRun(t, ctx, bin, clineHome(t, ctx, bin, m), dir, "say hello")
@@ -54,6 +56,7 @@ func TestClineSetupBlock(t *testing.T) {
 
 // TestContinueSetupBlock: see above, for Continue CLI (`cn -p`).
 func TestContinueSetupBlock(t *testing.T) {
+	t.Parallel()
 	checkSetupBlocks(t, findClient(t, "CONTINUE_BIN", "cn"), newAgentClient{name: "continue", title: "Continue CLI", claudeMD: true,
 		run: func(t *testing.T, ctx context.Context, bin, dir string, m *chatMock) *chatRequest {
 			home := t.TempDir()
@@ -67,6 +70,7 @@ func TestContinueSetupBlock(t *testing.T) {
 
 // TestCrushSetupBlock: see above, for Crush (`crush run`; not pinned).
 func TestCrushSetupBlock(t *testing.T) {
+	t.Parallel()
 	checkSetupBlocks(t, probeBin(t, "CRUSH_BIN", "crush"), newAgentClient{name: "crush", title: "Crush", claudeMD: true,
 		run: func(t *testing.T, ctx context.Context, bin, dir string, m *chatMock) *chatRequest {
 			home := t.TempDir()

@@ -12,6 +12,7 @@ import (
 // names its seeds once, in order, the seed the sample runs (if any) is
 // one of them, and every shape is valid.
 func TestShapesRegressionsTable(t *testing.T) {
+	t.Parallel()
 	clients := map[string]bool{}
 	for _, c := range []*shapesClient{shapesClaude, shapesCodex, shapesQwen, shapesOpencode, shapesGemini, shapesDroid, shapesCline, shapesContinue} {
 		clients[c.agent] = true

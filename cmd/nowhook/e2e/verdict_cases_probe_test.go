@@ -21,6 +21,7 @@ import (
 //
 //	NOWHOOK_E2E_PROBE=cases [NOWHOOK_BIN=/path/to/nowhook] go test ./cmd/nowhook/e2e/ -run TestVerdictCases -v
 func TestVerdictCases(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("NOWHOOK_E2E_PROBE") != "cases" {
 		t.Skip("probe: set NOWHOOK_E2E_PROBE=cases")
 	}
