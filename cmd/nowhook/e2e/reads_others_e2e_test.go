@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -185,11 +186,12 @@ const (
 
 // TestReadsOpencodeBesideCodex: in a repository whose only instruction
 // file is CLAUDE.md, setup for Codex CLI and OpenCode must create AGENTS.md
-// (Codex reads nothing else), which hides CLAUDE.md from OpenCode; setup
-// says so and names the opencode.json line that keeps it in view. With
-// that line added as the note says, OpenCode's first request has the
-// team's CLAUDE.md rule and the kbs-now block again, and the reminder
-// comes once after the compaction.
+// (Codex reads nothing else), which would hide CLAUDE.md from OpenCode;
+// setup refuses that (exit 2, nothing written), naming the opencode.json
+// line that keeps it in view. With that line added as the fix says, setup
+// goes through, OpenCode's first request has the team's CLAUDE.md rule
+// and the kbs-now block, and the reminder comes once after the
+// compaction.
 func TestReadsOpencodeBesideCodex(t *testing.T) {
 	t.Parallel()
 	bin := findClient(t, "OPENCODE_BIN", "opencode")
@@ -198,16 +200,25 @@ func TestReadsOpencodeBesideCodex(t *testing.T) {
 	sh := shapeClaudeOnly
 	s := newSandbox(t, kbsFixture)
 	s.applyShape(t, sh)
-	res := runCmd(t, ctx, s.env(nil), s.repo, "", filepath.Join(s.bin, "nowhook"), "setup", "--yes", "--agents", "codex,opencode")
-	if res.err != nil {
-		t.Fatalf("nowhook setup: %v\n%s%s", res.err, res.stdout, res.stderr)
+	setup := func() result {
+		return runCmd(t, ctx, s.env(nil), s.repo, "", filepath.Join(s.bin, "nowhook"), "setup", "--yes", "--agents", "codex,opencode")
 	}
+	res := setup()
 	out := res.stdout + res.stderr
 	t.Logf("nowhook setup --yes --agents codex,opencode:\n%s", strings.TrimSpace(out))
-	if !strings.Contains(out, opencodeKeepNote) || !strings.Contains(out, opencodeKeepLine) {
-		t.Fatalf("setup does not say that OpenCode stops reading CLAUDE.md, or not how to keep it (want %q and %q)", opencodeKeepNote, opencodeKeepLine)
+	if code := exitCode(res.err); code != 2 {
+		t.Fatalf("nowhook setup exited %d, want 2 (refused: AGENTS.md would hide CLAUDE.md from OpenCode)", code)
+	}
+	if !strings.Contains(out, opencodeKeepNote) || !strings.Contains(out, opencodeKeepLine) || !strings.Contains(out, "Nothing was written.") {
+		t.Fatalf("setup does not say that OpenCode would stop reading CLAUDE.md, how to keep it, and that it wrote nothing (want %q, %q)", opencodeKeepNote, opencodeKeepLine)
+	}
+	if _, err := os.Stat(filepath.Join(s.repo, "AGENTS.md")); err == nil {
+		t.Fatal("the refused setup created AGENTS.md")
 	}
 	writeFile(t, filepath.Join(s.repo, "opencode.json"), "{\n  "+opencodeKeepLine+"\n}\n", 0o644)
+	if res := setup(); res.err != nil {
+		t.Fatalf("nowhook setup after the fix: %v\n%s%s", res.err, res.stdout, res.stderr)
+	}
 	m := opencodeMock(t, false)
 	opencodeConfig(t, s, m)
 	env := opencodeEnv(s)

@@ -63,7 +63,7 @@ func TestReleaseInstallWays(t *testing.T) {
 			checkHooks(t, ctx, env, repo, w.root)
 		})
 	}
-	t.Run("npx", func(t *testing.T) { npxWithoutInstall(t, ctx, dir, tmp) })
+	t.Run("npx", func(t *testing.T) { npxWithoutInstall(t, ctx, dir, tmp, kbsDir) })
 }
 
 // pathVar is the PATH of one way's commands: its bin folder, the fake
@@ -199,12 +199,14 @@ func npmGlobal(t *testing.T, ctx context.Context, dir, tmp string) install {
 
 // npxWithoutInstall runs `npx nowhook setup --yes` with nothing installed,
 // the packages coming from the tarballs into npx's own (fresh) cache:
-// setup works and says that the hooks need nowhook installed.
-func npxWithoutInstall(t *testing.T, ctx context.Context, dir, tmp string) {
+// setup works and says that the hooks need nowhook installed. Kanbus is
+// installed (the fake kbs on PATH): without it setup exits 1 after
+// writing, naming doctor's kanbus.cli error.
+func npxWithoutInstall(t *testing.T, ctx context.Context, dir, tmp, kbsDir string) {
 	node := toolDir(t, "node")
 	npm := toolDir(t, "npm")
 	launcher, platform := npmTarballs(dir)
-	env := npmEnv(tmp, "npx", node, npm)
+	env := npmEnv(tmp, "npx", node, npm, kbsDir)
 	repo := newRepo(t, ctx, filepath.Join(tmp, "repo-npx"))
 	npx := []string{"--yes", "--offline", "--package", launcher, "--package", platform, "--", "nowhook"}
 	start := time.Now()
