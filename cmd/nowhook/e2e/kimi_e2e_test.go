@@ -291,24 +291,7 @@ func TestKimiReinjectAutoCompaction(t *testing.T) {
 	w := newKimiWorld(t, kbsFixture, true)
 	ctx := probeCtx(t)
 	clientVersion(t, ctx, w.env(), w.bin)
-	var session string
-	for _, p := range []string{"hello", "second", "third"} {
-		args := []string{"-p", p, "--output-format", "stream-json"}
-		if session != "" {
-			args = append(args, "-S", session)
-		}
-		res := runCmd(t, ctx, w.env(), w.repo, "", w.bin, args...)
-		if res.err != nil {
-			t.Fatalf("kimi %v: %v\n%.3000s%.3000s", args, res.err, res.stdout, res.stderr)
-		}
-		if session == "" {
-			m := regexp.MustCompile(`"session_id":"(session_[^"]+)"`).FindStringSubmatch(res.stdout)
-			if m == nil {
-				t.Fatalf("kimi -p printed no session id:\n%.3000s", res.stdout)
-			}
-			session = m[1]
-		}
-	}
+	kimiPrompts(t, ctx, w.env(), w.repo, w.bin, "hello", "second", "third")
 	reqs := w.mock.Requests()
 	if idx := summaryAt(t, reqs); idx != 1 {
 		t.Fatalf("the summary request is request %d (%s), want the second prompt's first", idx, kinds(reqs))
@@ -424,5 +407,30 @@ func TestReadsKimi(t *testing.T) {
 				t.Errorf("kimi started in %s: the first request has the instruction files %v, want %v", c.where, got, c.want)
 			}
 		})
+	}
+}
+
+// kimiPrompts runs `kimi -p` once per prompt in repo, the first starting a
+// session and each later one resuming it (-S), failing the test on a
+// failed run or a first run that prints no session id.
+func kimiPrompts(t *testing.T, ctx context.Context, env []string, repo, bin string, prompts ...string) {
+	t.Helper()
+	var session string
+	for _, p := range prompts {
+		args := []string{"-p", p, "--output-format", "stream-json"}
+		if session != "" {
+			args = append(args, "-S", session)
+		}
+		res := runCmd(t, ctx, env, repo, "", bin, args...)
+		if res.err != nil {
+			t.Fatalf("kimi %v: %v\n%.3000s%.3000s", args, res.err, res.stdout, res.stderr)
+		}
+		if session == "" {
+			m := regexp.MustCompile(`"session_id":"(session_[^"]+)"`).FindStringSubmatch(res.stdout)
+			if m == nil {
+				t.Fatalf("kimi -p printed no session id:\n%.3000s", res.stdout)
+			}
+			session = m[1]
+		}
 	}
 }

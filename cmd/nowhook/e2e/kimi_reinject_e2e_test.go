@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 )
@@ -113,24 +112,7 @@ func TestKimiUserScopeReinjectAfterCompact(t *testing.T) {
 func TestKimiUserScopeAutoCompaction(t *testing.T) {
 	ctx := probeCtx(t)
 	w, before := newKimiUserWorld(t, ctx, true, "--sources", "kanbus,git")
-	var session string
-	for _, p := range []string{"hello", "second", "third"} {
-		args := []string{"-p", p, "--output-format", "stream-json"}
-		if session != "" {
-			args = append(args, "-S", session)
-		}
-		res := runCmd(t, ctx, w.env(), w.repo, "", w.bin, args...)
-		if res.err != nil {
-			t.Fatalf("kimi %v: %v\n%.3000s%.3000s", args, res.err, res.stdout, res.stderr)
-		}
-		if session == "" {
-			m := regexp.MustCompile(`"session_id":"(session_[^"]+)"`).FindStringSubmatch(res.stdout)
-			if m == nil {
-				t.Fatalf("kimi -p printed no session id:\n%.3000s", res.stdout)
-			}
-			session = m[1]
-		}
-	}
+	kimiPrompts(t, ctx, w.env(), w.repo, w.bin, "hello", "second", "third")
 	reqs := w.mock.Requests()
 	if idx := summaryAt(t, reqs); idx != 1 {
 		t.Fatalf("the summary request is request %d (%s), want the second prompt's first", idx, kinds(reqs))
