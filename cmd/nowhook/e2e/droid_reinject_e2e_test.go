@@ -44,13 +44,7 @@ func TestDroidReinjectAfterCompact(t *testing.T) {
 			}
 			m := droidMock(t, &probeChat{})
 			home := droidHome(t, m, "")
-			var env []string
-			for _, e := range s.env(nil) {
-				if !strings.HasPrefix(e, "HOME=") {
-					env = append(env, e)
-				}
-			}
-			env = append(env, "HOME="+home)
+			env := droidEnv(s, home)
 			clientVersion(t, ctx, env, bin)
 			dir := filepath.Join(s.repo, filepath.FromSlash(c.where))
 			d := startDroidRPC(t, ctx, bin, env, dir)

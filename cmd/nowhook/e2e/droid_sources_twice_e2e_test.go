@@ -29,13 +29,7 @@ func TestDroidSourcesTwoCompactions(t *testing.T) {
 	m := droidMock(t, chat)
 	chat.summaryPhrases = append(chat.summaryPhrases, droidUpdatePhrase)
 	home := droidHome(t, m, "")
-	var env []string
-	for _, e := range s.env(nil) {
-		if !strings.HasPrefix(e, "HOME=") {
-			env = append(env, e)
-		}
-	}
-	env = append(env, "HOME="+home)
+	env := droidEnv(s, home)
 	d := startDroidRPC(t, ctx, bin, env, s.repo)
 	d.call(ctx, "droid.initialize_session", map[string]any{"machineId": "e2e", "cwd": s.repo, "modelId": "custom:mock-model"})
 	d.say(ctx, retentionFirst)

@@ -40,13 +40,7 @@ func newDroidManaged(t *testing.T) *droidManaged {
 // env is the sandbox's environment (nowhook and the fake kbs on PATH)
 // with the HOME that points Droid at the mock.
 func (d *droidManaged) env() []string {
-	var env []string
-	for _, e := range d.s.env(nil) {
-		if !strings.HasPrefix(e, "HOME=") {
-			env = append(env, e)
-		}
-	}
-	return append(env, "HOME="+d.home)
+	return droidEnv(d.s, d.home)
 }
 
 // session runs hello, /compact (as the TUI does it) and a follow-up in dir

@@ -383,3 +383,15 @@ func TestDroidEnvFile(t *testing.T) {
 		t.Errorf("the PreToolUse hook saw %q (%v), want [droid]", b, err)
 	}
 }
+
+// droidEnv is the sandbox's environment with HOME at home, the Droid home
+// droidHome made (Droid reads its settings and custom model there).
+func droidEnv(s *sandbox, home string) []string {
+	var env []string
+	for _, e := range s.env(nil) {
+		if !strings.HasPrefix(e, "HOME=") {
+			env = append(env, e)
+		}
+	}
+	return append(env, "HOME="+home)
+}
