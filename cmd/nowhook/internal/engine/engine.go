@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/nowhook/nowhook/cmd/internal/osutil"
@@ -160,8 +161,18 @@ func (pl *Plan) Changes() []Change {
 // whether there was anything to show.
 func (pl *Plan) WriteDiff(w io.Writer, full bool) bool { return pl.p.writeDiff(w, full) }
 
-// WriteNotes prints the plan's notes: warnings and what it left alone.
+// WriteNotes prints the plan's notes: warnings, what it left alone, and
+// what an agent no longer reads once it is written.
 func (pl *Plan) WriteNotes(w io.Writer) {
+	for _, n := range slices.Concat(pl.p.notes, pl.p.losses) {
+		fmt.Fprintln(w, "Note: "+n)
+	}
+}
+
+// WriteRefusedNotes prints the notes of a plan that is refused, so never
+// written: not what an agent would no longer read, which is not so (the
+// refusal names each loss doctor calls an error).
+func (pl *Plan) WriteRefusedNotes(w io.Writer) {
 	for _, n := range pl.p.notes {
 		fmt.Fprintln(w, "Note: "+n)
 	}

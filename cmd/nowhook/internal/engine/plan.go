@@ -82,6 +82,7 @@ type plan struct {
 	changes []*change
 	byPath  map[string]*change
 	notes   []string // warnings and things left alone, shown after the summary
+	losses  []string // what an agent would no longer read once the plan is written
 	// rmdirs are the folders the plan deletes once the files in them are
 	// gone, deepest first.
 	rmdirs []string
@@ -197,6 +198,14 @@ func (p *plan) file(rel string) (*change, error) {
 func (p *plan) note(format string, args ...any) {
 	if n := fmt.Sprintf(format, args...); !slices.Contains(p.notes, n) {
 		p.notes = append(p.notes, n)
+	}
+}
+
+// lose adds a note, once, that says what an agent no longer reads once
+// the plan is written: true only of a plan that is written.
+func (p *plan) lose(msg string) {
+	if !slices.Contains(p.losses, msg) {
+		p.losses = append(p.losses, msg)
 	}
 }
 

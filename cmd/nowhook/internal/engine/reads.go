@@ -189,7 +189,6 @@ func (s *session) decideReads(p *plan) (readsDecision, error) {
 			d, lost = d2, losses(scratch2, using)
 		}
 	}
-	said := map[string]bool{}
 	for _, l := range lost {
 		msg := fmt.Sprintf("%s no longer reads %s", l.agent.Title, l.file)
 		if l.from != "." {
@@ -201,10 +200,7 @@ func (s *session) decideReads(p *plan) (readsDecision, error) {
 		if keep := l.agent.Reads.Keep(l.file); keep != "" {
 			msg += "; to keep it in view, " + keep
 		}
-		if !said[msg] {
-			said[msg] = true
-			p.note("%s.", msg)
-		}
+		p.lose(msg + ".")
 	}
 	return d, nil
 }

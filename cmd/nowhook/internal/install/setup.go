@@ -206,7 +206,7 @@ func (j *job) show(pl *engine.Plan, v verdict, std IO) (done bool, err error) {
 	}
 	if j.verb == "setup" {
 		if err := errors.Join(pl.Refusal(), v.others(pl).refusal()); err != nil {
-			pl.WriteNotes(out)
+			pl.WriteRefusedNotes(out)
 			return true, Refused(firstOf(err))
 		}
 	}
