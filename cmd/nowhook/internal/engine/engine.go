@@ -163,17 +163,16 @@ func (pl *Plan) WriteDiff(w io.Writer, full bool) bool { return pl.p.writeDiff(w
 
 // WriteNotes prints the plan's notes: warnings, what it left alone, and
 // what an agent no longer reads once it is written.
-func (pl *Plan) WriteNotes(w io.Writer) {
-	for _, n := range slices.Concat(pl.p.notes, pl.p.losses) {
-		fmt.Fprintln(w, "Note: "+n)
-	}
-}
+func (pl *Plan) WriteNotes(w io.Writer) { writeNotes(w, slices.Concat(pl.p.notes, pl.p.losses)) }
 
 // WriteRefusedNotes prints the notes of a plan that is refused, so never
 // written: not what an agent would no longer read, which is not so (the
 // refusal names each loss doctor calls an error).
-func (pl *Plan) WriteRefusedNotes(w io.Writer) {
-	for _, n := range pl.p.notes {
+func (pl *Plan) WriteRefusedNotes(w io.Writer) { writeNotes(w, pl.p.notes) }
+
+// writeNotes prints notes, one "Note:" line each.
+func writeNotes(w io.Writer, notes []string) {
+	for _, n := range notes {
 		fmt.Fprintln(w, "Note: "+n)
 	}
 }

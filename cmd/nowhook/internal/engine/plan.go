@@ -196,17 +196,19 @@ func (p *plan) file(rel string) (*change, error) {
 // note adds a note once: an artifact several agents share (the AGENTS.md
 // block) says the same thing for each of them.
 func (p *plan) note(format string, args ...any) {
-	if n := fmt.Sprintf(format, args...); !slices.Contains(p.notes, n) {
-		p.notes = append(p.notes, n)
-	}
+	p.notes = appendOnce(p.notes, fmt.Sprintf(format, args...))
 }
 
 // lose adds a note, once, that says what an agent no longer reads once
 // the plan is written: true only of a plan that is written.
-func (p *plan) lose(msg string) {
-	if !slices.Contains(p.losses, msg) {
-		p.losses = append(p.losses, msg)
+func (p *plan) lose(msg string) { p.losses = appendOnce(p.losses, msg) }
+
+// appendOnce is list with s at its end, unless list holds s already.
+func appendOnce(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
 	}
+	return append(list, s)
 }
 
 // resolve follows symlinks to the file that is really written: in the
