@@ -24,7 +24,8 @@ func removeCmd(args []string, io stdio) error {
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print a unified diff of every change and write nothing")
 	fs.BoolVar(&o.Accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask line by line, for screen readers (answers may come from a pipe)")
 	fs.BoolVar(&o.Outside, "follow-outside-links", false, outsideUsage)
-	fs.StringVar(&scope, "scope", install.Project.Name, "project: the repository; user: what setup --scope user put into your own agent settings ("+strings.Join(install.User.Names(), ", ")+")")
+	fs.StringVar(&scope, "scope", install.Project.Name, "project: the repository; user: what setup --scope user put into your own agent settings ("+strings.Join(install.User.Names(), ", ")+"); managed: what setup --scope managed put into the machine's managed layer")
+	fs.StringVar(&o.Root, "root", "", "with --scope managed: the managed layer's tree under this folder instead of /")
 	const about = "Usage: nowhook remove [flags]\n\nTakes away everything nowhook installed in the repository for the listed agents:\nits hook entries, scripts (unless changed by hand), Markdown blocks, the files\nand folders it created, and the Codex trust it recorded. Every other byte stays.\n\nFlags:\n"
 	if done, err := parseFlags(fs, args, help{about: about}, io); done || err != nil {
 		return err

@@ -33,7 +33,8 @@ const usage = `nowhook keeps a team's Kanbus work-in-progress in the agent's con
 Usage:
   nowhook setup [--yes] [--agents LIST] [--dir DIR] [--dry-run [--diff]] [--timeout DURATION] [--checkpoint] [--checkpoint-at PERCENT] [--trust-codex] [--force]
   nowhook setup --scope user --agents LIST [--yes] [--dry-run [--diff]] [--timeout DURATION] [--force]
-  nowhook remove [--yes] [--agents LIST] [--dir DIR] [--dry-run] [--scope user]
+  nowhook setup --scope managed --agents LIST [--root DIR] [--yes] [--dry-run [--diff] | --print] [--timeout DURATION] [--force]
+  nowhook remove [--yes] [--agents LIST] [--dir DIR] [--dry-run] [--scope user | --scope managed [--root DIR]]
   nowhook doctor [--dir DIR] [--json] [--live] [--prove] [--scope user]
   nowhook reminder [--timeout DURATION] [--checkpoint [--at PERCENT] | --hint]
   nowhook version

@@ -43,7 +43,9 @@ func setupCmd(args []string, io stdio) error {
 	fs.BoolVar(&o.Accessible, "accessible", os.Getenv("ACCESSIBLE") != "", "ask line by line, for screen readers (answers may come from a pipe)")
 	fs.StringVar(&o.Sources, "sources", templates.DefaultSources, "what the reminder brings back after a compaction, comma-separated: "+strings.Join(reminder.SourceNames(), ", ")+" (kanbus: the board's work in progress; rules: your own earlier words in the session; git: branch, HEAD, changed files; samemind: samemind handoff; samemind=note: the handoff, and samemind's pre-compact note in its inbox before each compaction)")
 	fs.BoolVar(&o.Outside, "follow-outside-links", false, outsideUsage)
-	fs.StringVar(&scope, "scope", install.Project.Name, "project: the repository; user: your own settings of the agents named with --agents ("+strings.Join(install.User.Names(), ", ")+"), read by every session on this machine wherever it starts")
+	fs.StringVar(&scope, "scope", install.Project.Name, "project: the repository; user: your own settings of the agents named with --agents ("+strings.Join(install.User.Names(), ", ")+"), read by every session on this machine wherever it starts; managed: the machine's managed layer for the agents named ("+strings.Join(install.Managed.Names(), ", ")+"), read by every user's sessions, which needs root")
+	fs.StringVar(&o.Root, "root", "", "with --scope managed: write the managed layer's tree under this folder instead of /, for a package (deb, rpm, MDM, Ansible); the files name the machine's paths")
+	fs.BoolVar(&o.Print, "print", false, "write nothing and show each file setup would write, whole, with its path, mode and size")
 	const about = "Usage: nowhook setup [flags]\n\nInstalls the Kanbus compaction hook for the repository's agents, and takes\naway what nowhook installed for a mode an agent no longer uses.\n\nFlags:\n"
 	if done, err := parseFlags(fs, args, help{about: about}, io); done || err != nil {
 		return err

@@ -240,4 +240,23 @@ var claudeScope = Scope{
 		Script:   "hooks/kanbus-compaction-right-now.sh",
 		Defer:    []string{ClaudeScript, ClaudeSettings.Path, ".claude/settings.local.json"},
 	},
+	Managed: &ManagedScope{
+		Folder:   "/etc/claude-code",
+		Settings: claudeManagedDropIn,
+		Script:   "claude.sh",
+	},
+}
+
+// claudeManagedDropIn is nowhook's own drop-in in Claude Code's managed
+// folder: Claude Code 2.1.332 reads managed-settings.json, then every
+// managed-settings.d/*.json not starting with a dot in name order, and
+// joins their hook lists (measured: TestClaudeManagedChannels), so an
+// organisation's own managed file is never touched. Strict JSON: a file
+// it cannot parse stops claude -p before its first request.
+var claudeManagedDropIn = generate.HookFile{
+	Path:    "managed-settings.d/50-nowhook.json",
+	Agent:   "Claude Code",
+	Event:   "SessionStart",
+	Grouped: true,
+	Strict:  true,
 }

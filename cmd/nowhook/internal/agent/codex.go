@@ -306,7 +306,23 @@ var codexScope = Scope{
 	SubFolders: true,
 	Loads:      "from the directory it starts in and the folders above it",
 	Refused:    "Codex CLI already runs the project's hook in sessions started in a sub-folder (it loads .codex/ from the folders above the session's directory, and our command walks up to the wrapper)",
+	// Codex CLI 0.171.0 lists the hooks of /etc/codex/hooks.json as
+	// managed and runs them in codex exec with no trust recorded
+	// (TestCodexManagedReminder); it has no drop-in folder, so the file
+	// is merged into losslessly, with the project file's schema.
+	Managed: &ManagedScope{
+		Folder:   "/etc/codex",
+		Settings: codexManagedHooks,
+		Script:   "codex.sh",
+	},
 }
+
+// codexManagedHooks is /etc/codex/hooks.json, in the project file's schema.
+var codexManagedHooks = func() generate.HookFile {
+	f := CodexHooks
+	f.Path = "hooks.json"
+	return f
+}()
 
 // codexDefaultDocMax is Codex's default project_doc_max_bytes.
 const codexDefaultDocMax = 32 << 10

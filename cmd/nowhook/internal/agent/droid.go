@@ -109,7 +109,7 @@ var droid = &Agent{
 	},
 	Doctor: Doctor{Quirks: []Check{droidHooksJSONCheck}},
 	// Measured: started in a sub-folder, Droid loads the root's hooks.
-	Scope: Scope{SubFolders: true, Loads: "from the directory it starts in and the folders above it"},
+	Scope: Scope{SubFolders: true, Loads: "from the directory it starts in and the folders above it", Managed: droidManaged},
 }
 
 // droidHooksJSONCheck: where .factory/hooks.json has SessionStart groups,
@@ -130,3 +130,15 @@ var droidHooksJSONCheck = Check{Name: "hooks-json", Run: func(v View) []diag.Fin
 		Message: droidHooksJSON + " has SessionStart groups, so Factory Droid runs none of .factory/settings.json's, and nowhook's compact hook there never runs",
 		Fix:     "move the SessionStart groups of " + droidHooksJSON + " into .factory/settings.json under \"hooks\", then run " + v.SetupFix("droid=reinject")}}
 }}
+
+// droidManaged: Factory Droid 0.225.2 runs the SessionStart compact group
+// of /etc/factory/settings.json (TestDroidManagedReminder). Where that
+// file exists it is the organisation's settings, ahead of those from
+// Factory's service, so creating it would switch that policy off: nowhook
+// merges into it only where it exists.
+var droidManaged = &ManagedScope{
+	Folder:   "/etc/factory",
+	Settings: userSettings(DroidSettings),
+	Script:   "droid.sh",
+	Existing: "where /etc/factory/settings.json exists it replaces the organisation's settings from Factory's service, so nowhook never creates it; Factory Droid's managed hook goes into the organisation's Hooks Policy there, or into that file where the organisation keeps one",
+}

@@ -143,8 +143,30 @@ var gemini = &Agent{
 	Scope: Scope{
 		Loads:   "only from the directory it starts in",
 		Refused: "nowhook has no user-scope hook for Gemini CLI yet (its BeforeModel hook would go into ~/.gemini/settings.json)",
+		// Gemini CLI 0.61.0 runs the system settings' hooks without the
+		// project-hook warning (TestGeminiManagedReminder): the same
+		// per-request gate as the project's, its script in the managed
+		// folder, sourced by absolute path.
+		Managed: &ManagedScope{
+			Folder:   "/etc/gemini-cli",
+			Settings: geminiManagedSettings,
+			Script:   "gemini-turn.sh",
+			Command:  geminiSource,
+			Group: func(command string, o Options) generate.Hook {
+				return generate.Group("*", command, "gemini-turn.sh", geminiTimeout(o))
+			},
+			Wrapper: func(o Options) string { return templates.RenderGeminiTurn(o.Budget, o.Sources) },
+		},
 	},
 }
+
+// geminiManagedSettings is /etc/gemini-cli/settings.json (the system
+// settings, which override the user's and the project's).
+var geminiManagedSettings = func() generate.HookFile {
+	f := GeminiTurnSettings
+	f.Path = "settings.json"
+	return f
+}()
 
 // Doctor's checks of Gemini CLI alone: hooks that carry Claude Code's
 // matchers and units into Gemini CLI (what `gemini hooks migrate

@@ -213,6 +213,16 @@ var qwenScope = Scope{
 		Defer:    []string{QwenScript, QwenSettings.Path},
 		Guard:    func(path string) Artifact { return &qwenLoadable{file: path, user: true} },
 	},
+	// Qwen Code 0.24.4 runs the system settings' hooks, in a folder it
+	// trusts or not (TestQwenManagedReminder). A new file starts with
+	// "$version": 4, so that Qwen leaves it byte for byte
+	// (TestQwenManagedRewritesSystemFiles).
+	Managed: &ManagedScope{
+		Folder:   "/etc/qwen-code",
+		Settings: userSettings(QwenSettings),
+		Script:   "qwen.sh",
+		Guard:    func(path string) Artifact { return &qwenLoadable{file: path, user: true} },
+	},
 }
 
 // qwenLoadable guards .qwen/settings.json: it writes nothing, and refuses

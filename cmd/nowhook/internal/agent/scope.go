@@ -24,6 +24,11 @@ type Scope struct {
 	// --scope user, for the reason Refused gives.
 	User    *UserScope
 	Refused string
+	// Managed is what setup --scope managed installs (managed.go); nil:
+	// the agent refuses --scope managed, for the reason ManagedRefused
+	// gives.
+	Managed        *ManagedScope
+	ManagedRefused string
 }
 
 // StartDirOnly reports whether the agent runs a project's hooks only in
@@ -172,11 +177,23 @@ func (a *Agent) AtUserScope(dir string) *Agent {
 // reach the one file it loads hooks from). Another mode is kept for the
 // caller to refuse.
 func ParseUserAgents(list string) ([]Choice, error) {
+	return parseScopeAgents(list, func(a *Agent) bool { return a.Scope.User != nil })
+}
+
+// ParseManagedAgents parses --agents for setup --scope managed, as
+// ParseUserAgents does for the user scope.
+func ParseManagedAgents(list string) ([]Choice, error) {
+	return parseScopeAgents(list, func(a *Agent) bool { return a.Scope.Managed != nil })
+}
+
+// parseScopeAgents parses --agents for a scope with one mode, reinject,
+// for the agents that has reports.
+func parseScopeAgents(list string, has func(*Agent) bool) ([]Choice, error) {
 	var plain []string
 	user := map[string]bool{}
 	for _, item := range strings.Split(list, ",") {
 		name, mode, hasMode := strings.Cut(strings.TrimSpace(item), "=")
-		if a, ok := Lookup(name); ok && a.Scope.User != nil && (!hasMode || Mode(mode) == Reinject) {
+		if a, ok := Lookup(name); ok && has(a) && (!hasMode || Mode(mode) == Reinject) {
 			item, user[name] = name, true
 		}
 		plain = append(plain, item)

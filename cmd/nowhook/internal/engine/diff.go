@@ -133,3 +133,36 @@ func splitLines(b []byte) []string {
 	}
 	return lines
 }
+
+// writeFiles prints every file the plan writes whole, as it will be
+// (setup --print): a header naming the file, its mode and its size, then
+// its bytes; a file or folder the plan deletes in one line. It reports
+// whether there was anything to show.
+func (p *plan) writeFiles(w io.Writer) bool {
+	any := false
+	for _, c := range p.changes {
+		if !c.changed() {
+			continue
+		}
+		any = true
+		name := c.target // absolute: --print shows where each file goes
+		if c.remove {
+			fmt.Fprintf(w, "==> %s: deleted <==\n", name)
+			continue
+		}
+		what := "new file"
+		if c.existed {
+			what = "changed"
+		}
+		fmt.Fprintf(w, "==> %s (%s, mode %04o, %d bytes) <==\n", name, what, c.mode.Perm(), len(c.next))
+		w.Write(c.next)
+		if len(c.next) > 0 && c.next[len(c.next)-1] != '\n' {
+			fmt.Fprintln(w)
+		}
+	}
+	for _, d := range p.rmdirs {
+		any = true
+		fmt.Fprintf(w, "==> %s/: deleted folder <==\n", d)
+	}
+	return any
+}

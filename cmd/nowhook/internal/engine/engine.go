@@ -53,6 +53,14 @@ type Request struct {
 	// no home folder for it).
 	User   bool
 	Record string
+	// RecordBase, if set, is the tree the record's paths are relative to
+	// (the managed scope's root); Areas are the folders besides the
+	// targets' own that the plan may write (the managed wrappers'); Lock,
+	// if set, is the writer lock's file, named LockWhat, in place of
+	// those in nowhook's state folder.
+	RecordBase     string
+	Areas          []string
+	Lock, LockWhat string
 	// Outside: --follow-outside-links. A file or folder that a link in
 	// the repository (at the user scope, in the agent's folder) leads out
 	// of it to is written there, its old bytes kept for remove; without
@@ -85,7 +93,7 @@ type Plan struct {
 // Reconcile plans the request and checks that the plan can be written
 // whole. An error is a refusal: nothing was written.
 func Reconcile(req Request) (*Plan, error) {
-	rec := loadUserRecord(req.Record)
+	rec := loadScopeRecord(req.Record, req.RecordBase)
 	if !req.User {
 		rec = loadRecord(req.Root)
 	}
@@ -161,6 +169,10 @@ func (pl *Plan) Changes() []Change {
 // whether there was anything to show.
 func (pl *Plan) WriteDiff(w io.Writer, full bool) bool { return pl.p.writeDiff(w, full) }
 
+// WriteFiles prints each file the plan writes, whole, as it will be
+// (setup --print), and reports whether there was any.
+func (pl *Plan) WriteFiles(w io.Writer) bool { return pl.p.writeFiles(w) }
+
 // WriteNotes prints the plan's notes: warnings, what it left alone, and
 // what an agent no longer reads once it is written.
 func (pl *Plan) WriteNotes(w io.Writer) { writeNotes(w, slices.Concat(pl.p.notes, pl.p.losses)) }
@@ -211,14 +223,14 @@ func (pl *Plan) Write() error {
 		return err
 	}
 	for _, d := range pl.p.madeDirs {
-		if _, ok := pl.g.inside(d); !ok && len(pl.g.areas) > 0 {
+		if _, ok := pl.g.inside(d); !ok && len(pl.g.areas) > 0 && !pl.g.leadsTo(d) {
 			pl.rec.lines["o "+pl.rec.key(d)] = true
 		}
 	}
 	pl.rec.update(pl.p, pl.p.madeDirs, pl.restored)
 	if pl.user {
 		for _, ap := range pl.agents {
-			if ap.t.Folder != "" {
+			if ap.t.Folder != "" && pl.rec.base == "" {
 				pl.rec.userFolder(ap.t.Agent.Name, ap.t.Folder, ap.t.Mode != "")
 			}
 		}

@@ -57,6 +57,9 @@ func newGuard(req Request, rec *record) *guard {
 				g.areas = append(g.areas, area{logical: t.Folder, real: realDir(t.Folder), name: osutil.TildeHome(t.Folder)})
 			}
 		}
+		for _, d := range req.Areas {
+			g.areas = append(g.areas, area{logical: d, real: realDir(d), name: d})
+		}
 	} else {
 		g.areas = []area{{logical: req.Root, real: realDir(req.Root), name: "the repository"}}
 	}
@@ -72,6 +75,18 @@ func (g *guard) inside(path string) (area, bool) {
 		}
 	}
 	return area{}, false
+}
+
+// leadsTo reports whether dir is an area's folder or one of the folders
+// above it, which the plan creates to reach the area (the managed
+// scope's /etc/claude-code), not through a link out of it.
+func (g *guard) leadsTo(dir string) bool {
+	for _, a := range g.areas {
+		if dir == a.real || Within(dir, a.real) {
+			return true
+		}
+	}
+	return false
 }
 
 // ownFolder returns the user's own agent folder (or home directory)

@@ -52,7 +52,18 @@ func Lock(req Request, command string) (release func(), err error) {
 		for i := len(made) - 1; i >= 0; i-- {
 			_ = os.Remove(made[i]) // fails while anything else is in it
 		}
-		if state := stateDir(); state != "" && req.User {
+		if req.Lock != "" && req.RecordBase != "" {
+			// The managed tree's record folder (var/lib/nowhook) goes
+			// with the record, and the folders above it that it left
+			// empty, up to the tree's root: a tree built under --root is
+			// then as it was before setup.
+			for d := filepath.Dir(req.Lock); Within(req.RecordBase, d); d = filepath.Dir(d) {
+				if os.Remove(d) != nil {
+					break
+				}
+			}
+		}
+		if state := stateDir(); state != "" && req.User && req.Lock == "" {
 			// The record went with the last file it named: nowhook's own
 			// folder goes too once nothing is left in it.
 			_ = os.Remove(filepath.Join(state, "locks"))
@@ -92,6 +103,9 @@ func lockPaths(req Request) ([]lockPath, error) {
 		}
 		sum := sha256.Sum256([]byte(realDir(dir)))
 		return filepath.Join(state, "locks", kind+"-"+hex.EncodeToString(sum[:8])), nil
+	}
+	if req.Lock != "" {
+		return []lockPath{{req.Lock, req.LockWhat}}, nil
 	}
 	if !req.User {
 		if dir, ok := gitDir(req.Root); ok {

@@ -55,6 +55,11 @@ type record struct {
 	lines map[string]bool
 	// blank holds, per "e" path, the white space the file held.
 	blank map[string]string
+	// base, if set, is the tree the record's paths are written relative
+	// to (the managed scope's: --root DIR, or /), so that a tree built
+	// under DIR for packaging carries a record that is right once it is
+	// installed at /.
+	base string
 }
 
 // maxRecord bounds the record read: a record that size is not ours.
@@ -171,17 +176,29 @@ func (r *record) format(line string) string {
 	kind, rest, _ := strings.Cut(line, " ")
 	switch kind {
 	case "f", "k", "d", "o":
-		return kind + " " + encode(rest)
+		return kind + " " + encode(r.written(rest))
 	case "c":
 		i := strings.LastIndexByte(rest, '#')
-		return "c " + encode(rest[:i]) + rest[i:]
+		return "c " + encode(r.written(rest[:i])) + rest[i:]
 	case "e":
-		return "e " + strconv.Quote(rest) + " " + strconv.Quote(r.blank[rest])
+		return "e " + strconv.Quote(r.written(rest)) + " " + strconv.Quote(r.blank[rest])
 	case "u", "t":
 		name, path, _ := strings.Cut(rest, "\x00")
 		return kind + " " + name + " " + strconv.Quote(path)
 	}
 	return line
+}
+
+// written is path as the record file holds it: relative to base where
+// the record has one and the path lies in it, else absolute.
+func (r *record) written(path string) string {
+	if r.base == "" {
+		return path
+	}
+	if rel, err := filepath.Rel(r.base, path); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return path
 }
 
 // key is the record's name for path: absolute (a relative path is taken
@@ -403,7 +420,11 @@ func (r *record) save() error {
 	}
 	sort.Strings(lines)
 	var b strings.Builder
-	b.WriteString("# What nowhook setup created (f file, k file that existed, d folder, c JSON container, o written outside with --follow-outside-links, e file that held only white space, u user-scope folder, t Codex project trust), by absolute path with links resolved (quoted where a path holds odd bytes), and the agents it set up (a agent mode); nowhook remove reads it.\n")
+	by := "by absolute path with links resolved"
+	if r.base != "" {
+		by = "by path relative to the root of the managed tree"
+	}
+	b.WriteString("# What nowhook setup created (f file, k file that existed, d folder, c JSON container, o written outside with --follow-outside-links, e file that held only white space, u user-scope folder, t Codex project trust), " + by + " (quoted where a path holds odd bytes), and the agents it set up (a agent mode); nowhook remove reads it.\n")
 	for _, l := range lines {
 		b.WriteString(l + "\n")
 	}
@@ -562,8 +583,16 @@ func (r *record) userFolders(agentName string) []string {
 // ${XDG_STATE_HOME:-~/.local/state}/nowhook/user-scope, its paths relative
 // to the file-system root. Unlike a clone's, a missing record is no
 // licence to delete folders: only those it lists go.
-func loadUserRecord(path string) *record {
+func loadUserRecord(path string) *record { return loadScopeRecord(path, "") }
+
+// loadScopeRecord reads the record at path of a scope outside any
+// repository; with base (the managed scope's tree), its paths are
+// relative to base.
+func loadScopeRecord(path, base string) *record {
 	r := &record{root: string(filepath.Separator), lines: map[string]bool{}, blank: map[string]string{}, found: true}
+	if base != "" {
+		r.root, r.base = base, realDir(base)
+	}
 	if path == "" {
 		return r
 	}

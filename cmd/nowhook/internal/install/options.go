@@ -6,8 +6,13 @@ import (
 
 // Options is what setup does; its flags and the wizard both fill it.
 type Options struct {
-	// Scope is where it works (--scope): Project, User.
-	Scope      *Scope
+	// Scope is where it works (--scope): Project, User, Managed.
+	Scope *Scope
+	// Root is --root: the managed scope's tree under this folder, not /.
+	Root string
+	// Print is --print: show each file setup would write, whole, and
+	// write nothing.
+	Print      bool
 	Dir        string
 	Yes        bool
 	DryRun     bool
@@ -40,6 +45,7 @@ type Options struct {
 // RemoveOptions is what remove does.
 type RemoveOptions struct {
 	Scope      *Scope
+	Root       string // --root, as for setup
 	Dir        string
 	Agents     string
 	Yes        bool

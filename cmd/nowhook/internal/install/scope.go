@@ -38,6 +38,20 @@ type Scope struct {
 	// Recorded are, outside a repository, the agent's folders the scope's
 	// record says setup wrote into (remove takes what it put there too).
 	Recorded func(*agent.Agent) []string
+	// At is, outside a repository, the agent as the scope installs it in
+	// its folder.
+	At func(a *agent.Agent, folder string) *agent.Agent
+	// Absent, if set, refuses to set up an agent whose file the scope
+	// merges into only where it exists.
+	Absent func(*agent.Agent) error
+	// Rooted, if set, is the scope writing its tree under root (--root);
+	// nil: the scope takes no --root.
+	Rooted func(root string) *Scope
+	// RecordBase, Areas, Lock and LockWhat go into the scope's requests
+	// (engine.Request).
+	RecordBase     string
+	Areas          []string
+	Lock, LockWhat string
 	// Record is, outside a repository, the file that records what nowhook
 	// created ("" where there is no home); a repository keeps its own.
 	Record func() string
@@ -88,6 +102,7 @@ var User = &Scope{
 	},
 	Recorded: engine.UserFolders,
 	Record:   engine.UserRecord,
+	At:       (*agent.Agent).AtUserScope,
 	Modes:    []agent.Mode{agent.Reinject},
 	ModeRefusal: func(a *agent.Agent, m agent.Mode) error {
 		return fmt.Errorf("--scope user --agents %s=%s: the user scope has only the hook that re-injects; on-demand blocks are written per repository (nowhook setup --agents %s=%s there)", a.Name, m, a.Name, m)
@@ -123,8 +138,11 @@ var User = &Scope{
 	Empty: func(string) string { return "Nothing of nowhook's was found in your user settings; nothing changed." },
 }
 
+// Managed is the managed layer of the machine (managed.go).
+var Managed = managedScope(string(filepath.Separator))
+
 // Scopes are the scopes, in the order the help names them.
-var Scopes = []*Scope{Project, User}
+var Scopes = []*Scope{Project, User, Managed}
 
 // LookupScope is the scope --scope names, or the usage error that lists
 // them.
@@ -134,7 +152,7 @@ func LookupScope(name string) (*Scope, error) {
 			return s, nil
 		}
 	}
-	return nil, UsageError("--scope %q: the scopes are project (the repository, the default) and user (your own agent settings, for every session on this machine)", name)
+	return nil, UsageError("--scope %q: the scopes are project (the repository, the default), user (your own agent settings, for every session on this machine) and managed (the machine's managed layer, for every user's sessions)", name)
 }
 
 // Names lists the agents the scope serves.
@@ -161,14 +179,15 @@ func (sc *Scope) target(a *agent.Agent, mode agent.Mode) (engine.Target, error) 
 	if err != nil {
 		return engine.Target{}, fmt.Errorf("--scope %s --agents %s: %w", sc.Name, a.Name, err)
 	}
-	return engine.Target{Agent: a.AtUserScope(dir), Mode: mode, Folder: dir}, nil
+	return engine.Target{Agent: sc.At(a, dir), Mode: mode, Folder: dir}, nil
 }
 
 // request is the reconcile of targets at the scope, outside a repository:
 // one plan over absolute paths (its root is the file-system root), with
 // the scope's record.
 func (sc *Scope) request(targets []engine.Target, opts agent.Options, outside bool) engine.Request {
-	return engine.Request{Root: string(filepath.Separator), Targets: targets, Options: opts, User: true, Outside: outside, Record: sc.Record()}
+	return engine.Request{Root: string(filepath.Separator), Targets: targets, Options: opts, User: true, Outside: outside, Record: sc.Record(),
+		RecordBase: sc.RecordBase, Areas: sc.Areas, Lock: sc.Lock, LockWhat: sc.LockWhat}
 }
 
 // shown is err as the scope shows it: outside a repository, with ~ for

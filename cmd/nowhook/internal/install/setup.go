@@ -32,7 +32,11 @@ type job struct {
 // options (and, in a repository without --yes, the wizard) decide them,
 // then the pipeline.
 func Setup(o Options, std IO) error {
-	sc := o.Scope
+	sc, err := rooted(o.Scope, o.Root)
+	if err != nil {
+		return err
+	}
+	o.Scope = sc
 	if err := sc.RefuseSetup(o); err != nil {
 		return err
 	}
@@ -44,7 +48,6 @@ func Setup(o Options, std IO) error {
 		}
 	}
 	j := &job{verb: "setup", sc: sc, o: o}
-	var err error
 	if sc.Repository {
 		err = j.inRepository(choices, std)
 	} else {
@@ -69,16 +72,37 @@ func (j *job) inFolders(choices []agent.Choice, std IO) error {
 		if !slices.Contains(j.sc.Modes, c.Mode) {
 			return Refused(j.sc.ModeRefusal(c.Agent, c.Mode))
 		}
+		if j.sc.Absent != nil {
+			if err := j.sc.Absent(c.Agent); err != nil {
+				return Refused(err)
+			}
+		}
 		targets = append(targets, t)
 		agents = append(agents, t.Agent)
 	}
 	o := j.o
 	sources := setupSources(o, string(filepath.Separator), agents)
 	j.req = j.sc.request(targets, agent.Options{Budget: o.Budget, Force: o.Force, Sources: sources}, o.Outside)
-	if !o.Check && !o.Yes && !o.DryRun && !o.Accessible && !isTerminal(std.In, std.Out) {
+	if !o.Check && !o.Yes && !o.DryRun && !o.Print && !o.Accessible && !isTerminal(std.In, std.Out) {
 		return ErrNoTerminal
 	}
 	return nil
+}
+
+// rooted is the scope sc with its tree under root (--root), or sc itself
+// without one.
+func rooted(sc *Scope, root string) (*Scope, error) {
+	if root == "" {
+		return sc, nil
+	}
+	if sc.Rooted == nil {
+		return nil, UsageError("--root goes with --scope managed: it builds the managed layer's tree under a folder, for packaging; the %s scope has no such tree", sc.Name)
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, UsageError("--root %s: %v", root, err)
+	}
+	return sc.Rooted(abs), nil
 }
 
 // inRepository decides a setup in a repository: the agents named, else
@@ -157,7 +181,7 @@ func noneDetected(w io.Writer, choices []agent.Choice, check bool) {
 // run is the one pipeline of every scope: lock, plan and judge; then
 // check, refuse or show; else write, summarise and say what follows.
 func (j *job) run(std IO) error {
-	if !j.o.Check && !j.o.DryRun {
+	if !j.o.Check && !j.o.DryRun && !j.o.Print {
 		release, err := engine.Lock(j.req, j.o.Command)
 		if err != nil {
 			return FailedUntouched(j.sc.shown(err))
@@ -211,6 +235,10 @@ func (j *job) show(pl *engine.Plan, v verdict, std IO) (done bool, err error) {
 		}
 	}
 	switch {
+	case o.Print:
+		if !pl.WriteFiles(out) {
+			fmt.Fprintln(out, "No changes.")
+		}
 	case o.DryRun:
 		if !pl.WriteDiff(out, o.FullDiff) {
 			fmt.Fprintln(out, "No changes.")
@@ -313,7 +341,10 @@ func (j *job) trust(ctx context.Context, root string, out io.Writer) []error {
 // (default: every agent the scope serves) goes, through the same
 // pipeline.
 func Remove(ro RemoveOptions, std IO) error {
-	sc := ro.Scope
+	sc, err := rooted(ro.Scope, ro.Root)
+	if err != nil {
+		return err
+	}
 	named, err := removeAgents(ro.Agents)
 	if err != nil {
 		return err
@@ -369,7 +400,7 @@ func (sc *Scope) removeTargets(named []*agent.Agent) ([]engine.Target, error) {
 		targets = append(targets, t)
 		for _, dir := range sc.Recorded(a) {
 			if !sameDir(dir, t.Folder) {
-				targets = append(targets, engine.Target{Agent: a.AtUserScope(dir), Folder: dir})
+				targets = append(targets, engine.Target{Agent: sc.At(a, dir), Folder: dir})
 			}
 		}
 	}
