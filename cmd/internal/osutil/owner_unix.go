@@ -48,3 +48,7 @@ func CanOwn(uid, gid int) bool {
 	}
 	return false
 }
+
+// CanWrite reports whether this process may create or change entries in
+// the folder dir, as the system judges it (access(2) with W_OK).
+func CanWrite(dir string) bool { return syscall.Access(dir, 2) == nil }

@@ -3,10 +3,13 @@ package install
 import (
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
+	"github.com/nowhook/nowhook/cmd/internal/osutil"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/agent"
 	"github.com/nowhook/nowhook/cmd/nowhook/internal/engine"
 )
@@ -49,6 +52,7 @@ func managedScope(root string) *Scope {
 			}
 			return fmt.Errorf("--scope managed --agents %s: %s does not exist, and %s", a.Name, under(m.File()), m.Existing)
 		},
+		Rights:     managedRights,
 		Rooted:     managedScope,
 		RecordBase: root,
 		Areas:      []string{under(agent.ManagedDir)},
@@ -83,5 +87,40 @@ func managedScope(root string) *Scope {
 		},
 		Where: func(string) string { return "in " + where },
 		Empty: func(string) string { return "Nothing of nowhook's was found in " + where + "; nothing changed." },
+	}
+}
+
+// managedRights refuses, before the writer lock is taken, a setup or
+// remove that could not write a folder of the managed tree: the system
+// folders need root.
+func managedRights(req engine.Request) error {
+	dirs := slices.Clone(req.Areas)
+	for _, t := range req.Targets {
+		dirs = append(dirs, t.Folder)
+	}
+	dirs = append(dirs, filepath.Dir(req.Lock))
+	var denied []string
+	for _, d := range dirs {
+		if at := existingParent(d); !osutil.CanWrite(at) && !slices.Contains(denied, at) {
+			denied = append(denied, at)
+		}
+	}
+	if len(denied) == 0 {
+		return nil
+	}
+	who := "this user"
+	if u, err := user.Current(); err == nil {
+		who = "user " + u.Username
+	}
+	return fmt.Errorf("the managed layer needs the rights to write %s, which %s lacks: run it as root (sudo nowhook ...), or build the tree under a folder of your own with --root DIR and install that as root", strings.Join(denied, ", "), who)
+}
+
+// existingParent is dir, or the nearest folder above it that exists.
+func existingParent(dir string) string {
+	for {
+		if _, err := os.Stat(dir); err == nil || filepath.Dir(dir) == dir {
+			return dir
+		}
+		dir = filepath.Dir(dir)
 	}
 }

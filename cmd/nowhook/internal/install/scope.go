@@ -44,6 +44,10 @@ type Scope struct {
 	// Absent, if set, refuses to set up an agent whose file the scope
 	// merges into only where it exists.
 	Absent func(*agent.Agent) error
+	// Rights, if set, says before anything is written which of the
+	// folders the request writes this process may not write, and how to
+	// get the rights.
+	Rights func(engine.Request) error
 	// Rooted, if set, is the scope writing its tree under root (--root);
 	// nil: the scope takes no --root.
 	Rooted func(root string) *Scope

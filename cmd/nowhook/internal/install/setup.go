@@ -182,6 +182,11 @@ func noneDetected(w io.Writer, choices []agent.Choice, check bool) {
 // check, refuse or show; else write, summarise and say what follows.
 func (j *job) run(std IO) error {
 	if !j.o.Check && !j.o.DryRun && !j.o.Print {
+		if j.sc.Rights != nil {
+			if err := j.sc.Rights(j.req); err != nil {
+				return FailedUntouched(err)
+			}
+		}
 		release, err := engine.Lock(j.req, j.o.Command)
 		if err != nil {
 			return FailedUntouched(j.sc.shown(err))
