@@ -35,6 +35,10 @@ type guard struct {
 	// the home directories themselves.
 	home     []ownFolder
 	homeDirs []string
+	// tree is, for a managed tree built under --root, that folder (links
+	// resolved): nothing is written outside it, whatever link leads
+	// there, since the tree is what gets packaged.
+	tree, treeName string
 }
 
 // ownFolder is one of the user's own agent folders and an agent that
@@ -59,6 +63,9 @@ func newGuard(req Request, rec *record) *guard {
 		}
 		for _, d := range req.Areas {
 			g.areas = append(g.areas, area{logical: d, real: realDir(d), name: d})
+		}
+		if b := req.RecordBase; b != "" && filepath.Dir(b) != b {
+			g.tree, g.treeName = realDir(b), b
 		}
 	} else {
 		g.areas = []area{{logical: req.Root, real: realDir(req.Root), name: "the repository"}}
@@ -117,6 +124,11 @@ func (g *guard) ownFolder(path string) (ownFolder, bool) {
 func (g *guard) allows(rel, path, verb string) error {
 	if len(g.areas) == 0 {
 		return nil
+	}
+	if g.tree != "" && !Within(g.tree, path) {
+		link, to := linkBelow(g.treeName, rel)
+		return fmt.Errorf("%s, outside the tree under %s, so nowhook would %s %s there; a tree built with --root holds every file it writes, since that tree is what gets installed. Replace the link (rm %s) with a folder of its own, then run nowhook again",
+			leads(rel, link, to, path), g.treeName, verb, path, shellWord(link))
 	}
 	if _, ok := g.inside(path); ok {
 		return nil
@@ -184,6 +196,24 @@ func (g *guard) linkOut(rel string) (link, to string) {
 			if g.project {
 				return relTo(g.areas[0].logical, at), to
 			}
+			return at, to
+		}
+	}
+	return "", ""
+}
+
+// linkBelow finds the first symbolic link on the way from the folder base
+// to the absolute path p, and what it points to.
+func linkBelow(base, p string) (link, to string) {
+	r, err := filepath.Rel(base, p)
+	if err != nil || strings.HasPrefix(r, "..") {
+		return "", ""
+	}
+	at := base
+	for _, part := range strings.Split(filepath.ToSlash(r), "/") {
+		at = filepath.Join(at, part)
+		if info, err := os.Lstat(at); err == nil && info.Mode()&os.ModeSymlink != 0 {
+			to, _ := os.Readlink(at)
 			return at, to
 		}
 	}
