@@ -254,11 +254,13 @@ type StaticOptions struct {
 	// found them already; a shadow of the repository has none to find).
 	Starts []string
 	Found  bool
+	// ManagedRoot is the tree of the managed layers ("": the machine's).
+	ManagedRoot string
 }
 
 // StaticWith is Static with what setup knows already.
 func StaticWith(root string, agents []string, env []string, o StaticOptions) []Finding {
-	d := newDoctor(Options{Root: root, Env: env})
+	d := newDoctor(Options{Root: root, Env: env, ManagedRoot: o.ManagedRoot})
 	d.modes = o.Modes
 	if o.Found {
 		d.starts, d.startsGiven = o.Starts, true

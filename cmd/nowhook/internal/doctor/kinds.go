@@ -70,7 +70,7 @@ func runs(c check) bool {
 // Like StaticWith it starts nothing, so the rows that need a program run
 // (kanbus.query, live, the sources git and samemind) are left out.
 func Files(root string, agents []string, env []string, o FilesOptions) []Finding {
-	d := newDoctor(Options{Root: root, Env: env})
+	d := newDoctor(Options{Root: root, Env: env, ManagedRoot: o.ManagedRoot})
 	d.modes = o.Modes
 	if o.Found {
 		d.starts, d.startsGiven = o.Starts, true

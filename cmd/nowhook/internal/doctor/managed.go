@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -65,6 +66,10 @@ func (d *doctor) managedOf(p *agentpkg.Agent) *managedInstall {
 	m.f = diag.ReadHookFile(m.file, m.file, true, hookFormat(p))
 	if m.f != nil {
 		if bad, ok := fileProblem(p, m.f, p.Scope.Managed.Guard, m.entry.File.Check); ok {
+			// The schema's own fix names the project's file.
+			if h, ok := reinjectHook(p); ok {
+				bad.Fix = strings.ReplaceAll(bad.Fix, h.File.Path, m.file)
+			}
 			m.problem = &bad
 		} else {
 			for _, h := range m.f.Handlers {
@@ -323,6 +328,9 @@ func (d *doctor) managedChecks(ctx context.Context, p *agentpkg.Agent) []check {
 	}
 	if m.problem != nil {
 		bad := *m.problem
+		if slices.ContainsFunc(pol.broken, func(f agentpkg.ManagedFile) bool { return f.Abs == m.file }) && pol.sw.Broken != "" {
+			bad.Message += "; and as a managed file: " + pol.sw.Broken
+		}
 		if bad.Fix == "" {
 			bad.Fix = "correct " + m.file + ", then run " + setup
 		}
