@@ -1,0 +1,166 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// managedRecordDir is where the managed scope keeps its record on the
+// machine (agent.ManagedRecord's folder).
+const managedRecordDir = "/var/lib/nowhook"
+
+// exitOf is the exit status of a run (0 where it succeeded, -1 where it
+// did not start or was killed).
+func exitOf(res result) int {
+	var exit *exec.ExitError
+	switch {
+	case res.err == nil:
+		return 0
+	case errors.As(res.err, &exit):
+		return exit.ExitCode()
+	}
+	return -1
+}
+
+// rowsOf are the lines of a doctor table whose CHECK is check.
+func rowsOf(table, check string) []string {
+	var out []string
+	for _, line := range strings.Split(table, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[1] == check {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// TestClaudeManagedHooksOnlyDoctor: allowManagedHooksOnly in
+// /etc/claude-code/managed-settings.json with nowhook's project install
+// only. In one private view of the system folders (sysView), nowhook's own
+// doctor and setup and the real Claude Code 2.1.332 see the same managed
+// layer:
+//   - doctor (no --root: the system paths) calls claude.managed an error
+//     naming the switch's file, with the fix sudo nowhook setup --scope
+//     managed, and exits 1; doctor --root on a tree whose etc/claude-code
+//     is the same folder says the same of the tree;
+//   - setup in the repository refuses (exit 2) rather than claim success;
+//   - the real client puts no reminder into the request after /compact,
+//     and kbs never runs: doctor's error is what the client does;
+//   - after setup --scope managed in the view, doctor calls the switch
+//     fine (no error in claude.managed, doctor --scope managed all ok but
+//     its record), and the real client gets the reminder once, kbs once.
+func TestClaudeManagedHooksOnlyDoctor(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*testTimeout)
+	defer cancel()
+	claude := findClient(t, "CLAUDE_BIN", "claude")
+	s := newSandbox(t, kbsFixture)
+	etc := filepath.Join(s.root, "etc-claude-code")
+	libexec := filepath.Join(s.root, "libexec-nowhook")
+	state := filepath.Join(s.root, "var-lib-nowhook")
+	v := newSysView(t, map[string]string{claudeManagedDir: etc, nowhookLibexec: libexec, managedRecordDir: state})
+	client := v.wrap(t, claude)
+	nowhook := filepath.Join(s.bin, "nowhook")
+	inView := v.wrap(t, nowhook)
+	run := func(bin string, args ...string) result {
+		t.Helper()
+		res := runCmd(t, ctx, s.env(nil), s.repo, "", bin, args...)
+		t.Logf("nowhook %s (exit %d):\n%s%s", strings.Join(args, " "), exitOf(res), res.stdout, res.stderr)
+		return res
+	}
+	compact := func() (int, int) {
+		t.Helper()
+		m := newAnthropicMock(t)
+		kbs := s.kbsCalls(t)
+		runClaudeSession(t, ctx, client, claudeEnv(s, m.URL), s.repo, []string{"hello", "/compact", "What was I working on?"})
+		reqs := m.Requests()
+		return countInBody(t, reqs[summaryIndex(t, reqs)+1].Body, expectedReminder(t)), s.kbsCalls(t) - kbs
+	}
+
+	writeFile(t, filepath.Join(etc, "managed-settings.json"), claudeHooks(map[string]string{"allowManagedHooksOnly": "true"}), 0o644)
+	// The project install, outside the view: the machine has no switch.
+	runNowhook(t, ctx, s, "setup", "--yes", "--agents", "claude")
+
+	// doctor in the view, on the system paths.
+	res := run(inView, "doctor")
+	rows := rowsOf(res.stdout, "claude.managed")
+	const wantMsg = "allowManagedHooksOnly: true in /etc/claude-code/managed-settings.json: Claude Code runs the managed layer's hooks alone (measured on Claude Code 2.1.332), so the project's hook in .claude/settings.json never runs"
+	const wantFix = "fix: sudo nowhook setup --scope managed --yes --agents claude (or ask the organisation that manages this machine to install nowhook's managed hook)"
+	if exitOf(res) != 1 || len(rows) != 1 || !strings.HasPrefix(rows[0], "error ") || !strings.Contains(rows[0], wantMsg) || !strings.Contains(res.stdout, wantFix) {
+		t.Errorf("doctor in the view: exit %d, claude.managed rows %q; want exit 1 and one error saying %q, with %q", exitOf(res), rows, wantMsg, wantFix)
+	}
+
+	// doctor --root on a tree of the same folders, outside the view.
+	tree := filepath.Join(s.root, "tree")
+	if err := os.MkdirAll(filepath.Join(tree, "etc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(etc, filepath.Join(tree, "etc", "claude-code")); err != nil {
+		t.Fatal(err)
+	}
+	res = run(nowhook, "doctor", "--root", tree)
+	rows = rowsOf(res.stdout, "claude.managed")
+	if want := "allowManagedHooksOnly: true in " + tree + "/etc/claude-code/managed-settings.json"; exitOf(res) != 1 || len(rows) != 1 || !strings.HasPrefix(rows[0], "error ") || !strings.Contains(rows[0], want) {
+		t.Errorf("doctor --root %s: exit %d, claude.managed rows %q; want exit 1 and one error saying %q", tree, exitOf(res), rows, want)
+	}
+	// doctor without --root outside the view: the machine's /etc has no
+	// switch, so no managed row at all.
+	if _, err := os.Stat("/etc/claude-code"); errors.Is(err, os.ErrNotExist) {
+		res = run(nowhook, "doctor")
+		if rows := rowsOf(res.stdout, "claude.managed"); len(rows) != 0 {
+			t.Errorf("doctor outside the view, on a machine without /etc/claude-code: claude.managed rows %q, want none", rows)
+		}
+	}
+
+	// setup in the view refuses, writing nothing.
+	before, err := os.ReadFile(filepath.Join(s.repo, ".claude", "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res = run(inView, "setup", "--yes", "--agents", "claude")
+	if exitOf(res) != 2 || !strings.Contains(res.stderr, "allowManagedHooksOnly") {
+		t.Errorf("setup in the view: exit %d, stderr %q; want a refusal (exit 2) naming allowManagedHooksOnly", exitOf(res), res.stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(s.repo, ".claude", "settings.json")); string(after) != string(before) {
+		t.Error("the refused setup changed .claude/settings.json")
+	}
+
+	// The real client agrees: nothing comes back.
+	n, k := compact()
+	if n != 0 || k != 0 {
+		t.Errorf("with allowManagedHooksOnly and the project install only, Claude Code has the reminder %d times after /compact and kbs ran %d times; want 0 and 0", n, k)
+	}
+	t.Logf("switch, project install only: reminder %d, kbs %d", n, k)
+
+	// The managed install, in the view (as root on the machine).
+	if res := run(inView, "setup", "--scope", "managed", "--yes", "--agents", "claude"); res.err != nil {
+		t.Fatalf("setup --scope managed in the view: %v", res.err)
+	}
+	for _, f := range []string{filepath.Join(etc, "managed-settings.d", "50-nowhook.json"), filepath.Join(libexec, "claude.sh"), filepath.Join(state, "managed-scope")} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("setup --scope managed in the view did not write %s: %v", f, err)
+		}
+	}
+	res = run(inView, "doctor")
+	rows = rowsOf(res.stdout, "claude.managed")
+	const okMsg = "allowManagedHooksOnly: true in /etc/claude-code/managed-settings.json: Claude Code runs the managed layer's hooks alone (measured on Claude Code 2.1.332); nowhook's managed hook in /etc/claude-code/managed-settings.d/50-nowhook.json is one of them and prints the reminder"
+	if len(rows) != 1 || !strings.HasPrefix(rows[0], "ok ") || !strings.Contains(rows[0], okMsg) {
+		t.Errorf("doctor in the view with the managed hook: claude.managed rows %q, want one ok saying %q", rows, okMsg)
+	}
+	res = run(inView, "doctor", "--scope", "managed")
+	for _, check := range []string{"managed.claude.layer", "managed.claude.hooks-file", "managed.claude.hook", "managed.claude.script", "managed.claude.record"} {
+		if rows := rowsOf(res.stdout, check); len(rows) != 1 || !strings.HasPrefix(rows[0], "ok ") {
+			t.Errorf("doctor --scope managed in the view: %s rows %q, want one ok", check, rows)
+		}
+	}
+
+	n, k = compact()
+	if n != 1 || k != 1 {
+		t.Errorf("with allowManagedHooksOnly and nowhook's managed hook, Claude Code has the reminder %d times after /compact and kbs ran %d times; want once each", n, k)
+	}
+	t.Logf("switch, managed install: reminder %d, kbs %d", n, k)
+}
