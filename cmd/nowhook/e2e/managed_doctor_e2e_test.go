@@ -164,3 +164,92 @@ func TestClaudeManagedHooksOnlyDoctor(t *testing.T) {
 	}
 	t.Logf("switch, managed install: reminder %d, kbs %d", n, k)
 }
+
+// TestCodexManagedHooksOnlyDoctor: allow_managed_hooks_only = true at the
+// top of /etc/codex/requirements.toml with nowhook's trusted project
+// install only. In one private view of /etc/codex,
+// /usr/local/libexec/nowhook and /var/lib/nowhook:
+//   - doctor (no --root) calls codex.managed an error naming
+//     requirements.toml, with the fix sudo nowhook setup --scope managed,
+//     and exits 1; setup in the repository refuses (exit 2);
+//   - the real Codex CLI 0.171.0 puts no reminder into the request after
+//     the compaction and never runs kbs;
+//   - after setup --scope managed in the view (/etc/codex/hooks.json),
+//     doctor calls the switch fine and Codex gets the reminder once.
+func TestCodexManagedHooksOnlyDoctor(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*testTimeout)
+	defer cancel()
+	codexBin := findClient(t, "CODEX_BIN", "codex")
+	s := newSandbox(t, kbsFixture)
+	m := newResponsesMock(t)
+	env := codexEnv(s, codexHome(t, s, m))
+	etc := filepath.Join(s.root, "etc-codex")
+	libexec := filepath.Join(s.root, "libexec-nowhook")
+	state := filepath.Join(s.root, "var-lib-nowhook")
+	v := newSysView(t, map[string]string{codexManagedDir: etc, nowhookLibexec: libexec, managedRecordDir: state})
+	client := v.wrap(t, codexBin)
+	clientVersion(t, ctx, env, client)
+	inView := v.wrap(t, filepath.Join(s.bin, "nowhook"))
+	run := func(args ...string) result {
+		t.Helper()
+		res := runCmd(t, ctx, env, s.repo, "", inView, args...)
+		t.Logf("nowhook %s (exit %d):\n%s%s", strings.Join(args, " "), exitOf(res), res.stdout, res.stderr)
+		return res
+	}
+	// exec is one codex exec whose turn compacts, against a new mock (the
+	// user config's provider moved to it, its trust kept): the reminders
+	// in the request after the compaction, and the kbs runs.
+	config := filepath.Join(s.root, "codex-home", "config.toml")
+	exec := func() (int, int) {
+		t.Helper()
+		b, err := os.ReadFile(config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh := newResponsesMock(t)
+		writeFile(t, config, strings.Replace(string(b), m.URL+"/v1", fresh.URL+"/v1", 1), 0o644)
+		m = fresh
+		kbs := s.kbsCalls(t)
+		r := codexExecIn(t, ctx, s, m, client, env, s.repo)
+		dev := strings.Join(developerTexts(t, r.reqs[compactionIndex(t, r.reqs)+1].Body), "\n")
+		return strings.Count(dev, expectedReminder(t)), s.kbsCalls(t) - kbs
+	}
+
+	setupCodex(t, ctx, s, client, env)
+	checkCodexTrustedIn(t, ctx, client, env, s.repo)
+	writeFile(t, filepath.Join(etc, "requirements.toml"), "allow_managed_hooks_only = true\n", 0o644)
+
+	res := run("doctor")
+	rows := rowsOf(res.stdout, "codex.managed")
+	const wantMsg = "allow_managed_hooks_only: true in /etc/codex/requirements.toml: Codex CLI runs the managed layer's hooks alone (measured on Codex CLI 0.171.0), so the project's hook in .codex/hooks.json never runs"
+	const wantFix = "fix: sudo nowhook setup --scope managed --yes --agents codex (or ask the organisation that manages this machine to install nowhook's managed hook)"
+	if exitOf(res) != 1 || len(rows) != 1 || !strings.HasPrefix(rows[0], "error ") || !strings.Contains(rows[0], wantMsg) || !strings.Contains(res.stdout, wantFix) {
+		t.Errorf("doctor in the view: exit %d, codex.managed rows %q; want exit 1 and one error saying %q, with %q", exitOf(res), rows, wantMsg, wantFix)
+	}
+	res = run("setup", "--yes", "--agents", "codex")
+	if exitOf(res) != 2 || !strings.Contains(res.stderr, "allow_managed_hooks_only") {
+		t.Errorf("setup in the view: exit %d, stderr %q; want a refusal (exit 2) naming allow_managed_hooks_only", exitOf(res), res.stderr)
+	}
+
+	n, k := exec()
+	if n != 0 || k != 0 {
+		t.Errorf("with allow_managed_hooks_only and the trusted project install only, Codex has the reminder %d times after the compaction and kbs ran %d times; want 0 and 0", n, k)
+	}
+	t.Logf("switch, project install only: reminder %d, kbs %d", n, k)
+
+	if res := run("setup", "--scope", "managed", "--yes", "--agents", "codex"); res.err != nil {
+		t.Fatalf("setup --scope managed in the view: %v", res.err)
+	}
+	res = run("doctor")
+	rows = rowsOf(res.stdout, "codex.managed")
+	const okMsg = "allow_managed_hooks_only: true in /etc/codex/requirements.toml: Codex CLI runs the managed layer's hooks alone (measured on Codex CLI 0.171.0); nowhook's managed hook in /etc/codex/hooks.json is one of them and prints the reminder"
+	if len(rows) != 1 || !strings.HasPrefix(rows[0], "ok ") || !strings.Contains(rows[0], okMsg) {
+		t.Errorf("doctor in the view with the managed hook: codex.managed rows %q, want one ok saying %q", rows, okMsg)
+	}
+	n, k = exec()
+	if n != 1 || k != 1 {
+		t.Errorf("with allow_managed_hooks_only and nowhook's managed hook, Codex has the reminder %d times after the compaction and kbs ran %d times; want once each", n, k)
+	}
+	t.Logf("switch, managed install: reminder %d, kbs %d", n, k)
+}
