@@ -62,7 +62,8 @@ Flags:
               your own agent settings (its file, its wrapper, and live runs with a fake kbs);
               managed: the hook setup --scope managed installed in each client's managed layer
               (the managed file as the client parses it, nowhook's entry, the wrapper in
-              /usr/local/libexec/nowhook, the record, the managed-only switches)
+              /usr/local/libexec/nowhook, the record, the managed-only switches, and live
+              runs of the hook with a fake kbs)
   --root DIR  read the managed layers (/etc/claude-code, /etc/codex, ...) in the tree under DIR,
               as setup --scope managed --root DIR builds it, in place of the machine's; in
               every scope, where the rows say which layer's hook prints the reminder

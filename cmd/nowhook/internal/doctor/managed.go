@@ -373,7 +373,97 @@ func (d *doctor) managedChecks(ctx context.Context, p *agentpkg.Agent) []check {
 	}
 	out = append(out, done(".script", sf))
 	out = append(out, done(".record", d.recordRow(p, m)))
-	return out
+	if sf.Severity == Error {
+		return out
+	}
+	h, ok := firstRunnable(m.ours)
+	if !ok {
+		return out
+	}
+	return append(out, done(".live", d.managedLive(ctx, a, h, budget)))
+}
+
+// managedLive runs the managed hook's command twice, one run at a time,
+// with a fake kbs that lists two issues: in a sub-folder of a Kanbus
+// project (the reminder) and in a folder outside any (nothing, and no
+// kbs). Under --root the command runs the tree's wrappers where it names
+// agentpkg.ManagedDir. A hook that is not a SessionStart compact hook
+// (Gemini CLI's per-request gate, which prints only after a compression)
+// is not run.
+func (d *doctor) managedLive(ctx context.Context, a *agent, h diag.Handler, budget time.Duration) Finding {
+	f := Finding{Path: h.File.Show}
+	if h.Event != "SessionStart" {
+		f.Severity = Info
+		f.Message = "not run: the managed hook is " + a.p.Title + "'s " + h.Event + " gate, which prints only in the first request after a compression (the real-client test TestGeminiManagedReminder runs it)"
+		return f
+	}
+	tmp, err := d.scratch()
+	if err != nil {
+		f.Severity, f.Message = Info, "the live runs were skipped: cannot make a temporary directory: "+err.Error()
+		return f
+	}
+	outside, sub, err := managedFolders(filepath.Join(tmp, "managed-"+a.p.Name))
+	if err != nil {
+		f.Severity, f.Message = Info, "the live runs were skipped: cannot write their folders: "+err.Error()
+		return f
+	}
+	command, where := h.Command, ""
+	if !d.onMachine() {
+		tree := filepath.Join(d.mroot, filepath.FromSlash(agentpkg.ManagedDir))
+		command = strings.ReplaceAll(command, agentpkg.ManagedDir+"/", tree+"/")
+		where = " (with " + tree + " for " + agentpkg.ManagedDir + ")"
+	}
+	limit := d.runLimit(budget)
+	var bad []string
+	for _, run := range []struct{ dir, label, want string }{
+		{outside, "outside a Kanbus project", "no Kanbus project"},
+		{sub, "in a sub-folder of a Kanbus project", ""},
+	} {
+		var env []string
+		if k := a.p.Hooks.ProjectDirEnv; k != "" {
+			env = append(env, k+"="+run.dir)
+		}
+		r, err := d.startHook(ctx, hookRun{of: a, a: a, command: command, dir: run.dir,
+			payload:  compactPayload(run.dir),
+			scenario: scenario{name: run.label, fake: listingKbs},
+			env:      env, limit: limit})
+		lr := liveRun{res: procResult{startErr: err}}
+		if err == nil {
+			lr = r.wait()
+		}
+		if problem := userRunProblem(run.label, run.want, lr, limit); problem != "" {
+			bad = append(bad, problem)
+		}
+	}
+	if len(bad) > 0 {
+		f.Severity = Error
+		f.Message = "the managed hook" + where + ", run with a fake kbs that lists two issues: " + strings.Join(bad, "; ")
+		f.Fix = d.managedSetup(a.p.Name)
+		return f
+	}
+	f.Message = "the managed hook" + where + ", run with a fake kbs that lists two issues: outside a Kanbus project it printed nothing and started no kbs; in a sub-folder of one it printed the reminder"
+	return f
+}
+
+// managedFolders writes, under tmp, the folders the managed hook runs in:
+// one outside any Kanbus project, and a sub-folder of a Kanbus project.
+func managedFolders(tmp string) (outside, sub string, err error) {
+	outside = filepath.Join(tmp, "outside")
+	proj := filepath.Join(tmp, "project")
+	sub = filepath.Join(proj, "sub", "deeper")
+	for _, f := range []struct{ path, content string }{
+		{filepath.Join(outside, ".git", "HEAD"), "ref: refs/heads/main\n"},
+		{filepath.Join(proj, ".git", "HEAD"), "ref: refs/heads/main\n"},
+		{filepath.Join(proj, ".kanbus.yml"), "project_key: doctor\n"},
+	} {
+		if err = os.MkdirAll(filepath.Dir(f.path), 0o755); err == nil {
+			err = os.WriteFile(f.path, []byte(f.content), 0o644)
+		}
+		if err != nil {
+			return "", "", err
+		}
+	}
+	return outside, sub, os.MkdirAll(sub, 0o755)
 }
 
 // recordRow says whether the managed scope's record lists the managed

@@ -66,6 +66,10 @@ func TestManagedScopeClean(t *testing.T) {
 		expectOne(t, r.Findings, "managed."+name+".record", Warn, filepath.Join(root, agentpkg.ManagedRecord)+" does not exist")
 	}
 	expectOne(t, r.Findings, "managed.claude.hook", OK, "runs /usr/local/libexec/nowhook/claude.sh")
+	for _, name := range []string{"claude", "codex", "qwen"} {
+		expectOne(t, r.Findings, "managed."+name+".live", OK, "the managed hook (with "+filepath.Join(root, agentpkg.ManagedDir)+" for "+agentpkg.ManagedDir+")", "in a sub-folder of one it printed the reminder")
+	}
+	expectOne(t, r.Findings, "managed.gemini.live", Info, "not run")
 	expectOne(t, r.Findings, "managed.droid", Info, filepath.Join(root, "etc/factory/settings.json")+" does not exist")
 	if r.Failed() {
 		t.Errorf("a fresh managed tree fails doctor:\n%s", dump(r.Findings))
@@ -116,6 +120,16 @@ func TestManagedScopeErrors(t *testing.T) {
 				chmod(t, filepath.Join(root, "usr/local/libexec/nowhook/claude.sh"), 0o644)
 			},
 			parts: []string{"allowManagedHooksOnly: true in ", "nowhook's managed hook does not run", "so no Claude Code session on this machine gets the reminder"}},
+		{name: "wrapper-prints-nothing", row: "managed.claude.live",
+			do: func(t *testing.T, root string) {
+				writeAbs(t, filepath.Join(root, "usr/local/libexec/nowhook/claude.sh"), "#!/bin/sh\nexit 0\n", 0o755)
+			},
+			parts: []string{"in a sub-folder of a Kanbus project: printed no reminder (kbs ran 0 times)"}, fix: "--scope managed"},
+		{name: "wrapper-prints-outside-a-project", row: "managed.codex.live",
+			do: func(t *testing.T, root string) {
+				writeAbs(t, filepath.Join(root, "usr/local/libexec/nowhook/codex.sh"), "#!/bin/sh\necho hello\n", 0o755)
+			},
+			parts: []string{"outside a Kanbus project: printed 6 bytes", "in a sub-folder of a Kanbus project: printed no reminder"}},
 		{name: "codex-requirements-broken", row: "managed.codex.layer",
 			do: func(t *testing.T, root string) {
 				writeAbs(t, filepath.Join(root, "etc/codex/requirements.toml"), "allow_managed_hooks_only = \n", 0o644)
