@@ -207,6 +207,13 @@ func (d *doctor) layerRows(p *agentpkg.Agent, here []string) []Finding {
 	pol := d.policyOf(p)
 	out := d.brokenRows(p, pol, "")
 	installs := strings.Join(here, " and ")
+	// verb is one of two forms, as here holds one install or two.
+	verb := func(one, two string) string {
+		if len(here) > 1 {
+			return two
+		}
+		return one
+	}
 	switch {
 	case pol.set != nil && m.runs():
 		out = append(out, Finding{Path: pol.set.Abs,
@@ -217,7 +224,7 @@ func (d *doctor) layerRows(p *agentpkg.Agent, here []string) []Finding {
 			Fix:     d.policyFix(p)}
 		if len(here) > 0 {
 			f.Severity = Error
-			f.Message = fmt.Sprintf("%s: true in %s: %s runs the managed layer's hooks alone (%s), so %s never runs and the work in progress does not come back after a compaction", pol.sw.Key, pol.set.Abs, p.Title, pol.sw.Known, installs)
+			f.Message = fmt.Sprintf("%s: true in %s: %s runs the managed layer's hooks alone (%s), so %s %s and the work in progress does not come back after a compaction", pol.sw.Key, pol.set.Abs, p.Title, pol.sw.Known, installs, verb("never runs", "never run"))
 		}
 		if m != nil && len(m.ours) > 0 {
 			f.Message += "; nowhook's managed hook does not run either: " + m.why()
@@ -228,7 +235,7 @@ func (d *doctor) layerRows(p *agentpkg.Agent, here []string) []Finding {
 		out = append(out, f)
 	case m.runs() && len(here) > 0:
 		out = append(out, Finding{Path: m.file,
-			Message: "managed layer: nowhook's hook in " + m.file + " prints the reminder; " + installs + " steps aside"})
+			Message: "managed layer: nowhook's hook in " + m.file + " prints the reminder; " + installs + " " + verb("steps", "step") + " aside"})
 	case m.runs():
 		out = append(out, Finding{Path: m.file,
 			Message: "managed layer: nowhook's hook in " + m.file + " prints the reminder in every " + p.Title + " session on this machine"})
@@ -237,7 +244,7 @@ func (d *doctor) layerRows(p *agentpkg.Agent, here []string) []Finding {
 			Message: "managed layer: nowhook's hook in " + m.file + " does not run: " + m.why(),
 			Fix:     d.managedDoctor()}
 		if len(here) > 0 {
-			f.Message += "; " + installs + " prints the reminder"
+			f.Message += "; " + installs + " " + verb("prints", "print") + " the reminder"
 		}
 		out = append(out, f)
 	}
@@ -266,9 +273,8 @@ func (d *doctor) managedDoctor() string {
 func RunManaged(ctx context.Context, o Options) Report {
 	d := newDoctor(o)
 	var r Report
-	add := func(name string, fs []Finding) {
-		c := checkFunc{name, func(*doctor, *agent) []Finding { return fs }}
-		for _, f := range d.run(c, nil, name) {
+	add := func(c check, p *agentpkg.Agent) {
+		for _, f := range d.run(c, &agent{p: p}, c.Name()) {
 			r.Findings = append(r.Findings, f)
 			r.Worst = max(r.Worst, f.Severity)
 		}
@@ -276,15 +282,16 @@ func RunManaged(ctx context.Context, o Options) Report {
 	for _, p := range agentpkg.All {
 		if p.Scope.Managed != nil {
 			for _, c := range d.managedChecks(ctx, p) {
-				add(c.Name(), c.Run(d, nil))
+				add(c, p)
 			}
 		}
 	}
 	for _, p := range agentpkg.All {
 		if p.Scope.Managed == nil && p.Scope.ManagedOnly != nil {
 			if pol := d.policyOf(p); pol.set != nil {
-				add("managed."+p.Name, []Finding{{Severity: Info, Path: pol.set.Abs,
-					Message: fmt.Sprintf("%s in %s: %s loads only managed hooks (%s); nowhook writes no hook for it (it cannot re-inject), so this takes nothing of nowhook's away", pol.sw.Key, pol.set.Abs, p.Title, pol.sw.Known)}})
+				f := Finding{Severity: Info, Path: pol.set.Abs,
+					Message: fmt.Sprintf("%s in %s: %s loads only managed hooks (%s); nowhook writes no hook for it (it cannot re-inject), so this takes nothing of nowhook's away", pol.sw.Key, pol.set.Abs, p.Title, pol.sw.Known)}
+				add(checkFunc{"managed." + p.Name, func(*doctor, *agent) []Finding { return []Finding{f} }}, p)
 			}
 		}
 	}

@@ -319,3 +319,30 @@ func TestManagedCopilotSwitch(t *testing.T) {
 		t.Error("the project scope has a copilot.managed row, for an agent nowhook writes no hook for")
 	}
 }
+
+// TestManagedLayerBothInstalls: with nowhook's managed hook, the project's
+// and the user-scope install, the project's row names both as stepping
+// aside, and the user scope's names the user-scope hook.
+func TestManagedLayerBothInstalls(t *testing.T) {
+	r := newRepo(t)
+	r.write(".kanbus.yml", "project_key: kbs\n", 0o644)
+	r.install("claude", agentpkg.DefaultBudget)
+	p := mustPlatform(t, "claude")
+	for _, art := range p.Scope.User.Artifacts(filepath.Join(r.home, ".claude")) {
+		cur, _ := os.ReadFile(art.Path())
+		e, err := art.Apply(cur, agentpkg.Options{Budget: agentpkg.DefaultBudget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mode := os.FileMode(0o644)
+		if e.Exec {
+			mode = 0o755
+		}
+		writeAbs(t, art.Path(), string(e.Next), mode)
+	}
+	root := managedTree(t, realTemp(t), "claude")
+	fs := StaticWith(r.root, []string{"claude"}, r.env, StaticOptions{Modes: map[string]agentpkg.Mode{"claude": agentpkg.Reinject}, ManagedRoot: root})
+	expectOne(t, fs, "claude.managed", OK, "prints the reminder; the project's hook in .claude/settings.json and your user-scope hook in ~/.claude/settings.json step aside")
+	u := RunUser(context.Background(), Options{Env: r.env, ManagedRoot: root, LiveLimit: 10 * time.Second})
+	expectOne(t, u.Findings, "user.claude.managed", OK, "prints the reminder; your user-scope hook in ~/.claude/settings.json steps aside")
+}
