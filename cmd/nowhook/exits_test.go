@@ -40,7 +40,7 @@ var setupExits = map[string]exitClass{
 	"mode": agentRow, "reach": agentRow, "hooks-file": agentRow, "disabled": agentRow, "hook": agentRow,
 	"script": agentRow, "twice": agentRow, "start-context": agentRow, "inject-event": agentRow,
 	"precompact-block": agentRow, "md": agentRow,
-	"agents-md-cap": agentRow, "managed": agentRow,
+	"agents-md-cap": agentRow, "managed": sharedRow,
 	"client": agentStarts, "checkpoint": agentStarts, "claude-entry": agentStarts, "trust": agentStarts,
 	"plugin": agentStarts, "ms-timeout": agentStarts, "migrated-hooks": agentStarts, "loadable": agentStarts,
 	"layers": agentStarts, "hooks-json": agentStarts, "hooks": agentStarts, "gate": agentStarts,

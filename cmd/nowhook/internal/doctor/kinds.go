@@ -16,7 +16,8 @@ type Kind struct {
 	// "claude.hook", "kanbus.config", "runtime.gemini".
 	Row string
 	// Shared: the row is about every agent (the repository's Kanbus
-	// project, the machine's PATH), not one agent's files.
+	// project, the machine's PATH), or about the machine around one agent
+	// (its managed layer: machine), not one agent's files.
 	Shared bool
 	// Runs: its verdict comes from a program doctor runs (the installed
 	// hook, kbs now), which setup --check never runs; Starts: part of it
@@ -31,7 +32,7 @@ func Kinds() []Kind {
 	for _, p := range agentpkg.All {
 		for _, c := range agentChecks(p) {
 			_, starts := c.(starter)
-			out = append(out, Kind{Row: p.Name + "." + c.Name(), Starts: starts})
+			out = append(out, Kind{Row: p.Name + "." + c.Name(), Starts: starts, Shared: machine(c)})
 		}
 	}
 	for _, c := range sharedChecks {
@@ -54,6 +55,13 @@ type FilesOptions struct {
 	StaticOptions
 	Kanbus *detect.Kanbus
 }
+
+// machine reports whether an agent's check judges the machine around the
+// repository, not the repository's files: the managed layer, whose
+// managed-only switch drops the project's hook on this machine alone.
+// What setup writes stays right for every other machine, so setup writes,
+// then names it, as it does a shared row's error.
+func machine(c check) bool { return c.Name() == managedCheck.Name() }
 
 // runs reports whether a shared check's verdict comes from a program it
 // runs: kbs now, the installed hooks, git and samemind for the sources.
