@@ -346,3 +346,22 @@ func TestManagedLayerBothInstalls(t *testing.T) {
 	u := RunUser(context.Background(), Options{Env: r.env, ManagedRoot: root, LiveLimit: 10 * time.Second})
 	expectOne(t, u.Findings, "user.claude.managed", OK, "prints the reminder; your user-scope hook in ~/.claude/settings.json steps aside")
 }
+
+// TestManagedSwitchSubFolderFix: under a managed-only switch, a user-scope
+// hook would be dropped too, so the sub-folder rows' fix is the managed
+// install, not setup --scope user.
+func TestManagedSwitchSubFolderFix(t *testing.T) {
+	r := newRepo(t)
+	r.write(".kanbus.yml", "project_key: kbs\n", 0o644)
+	r.install("claude", agentpkg.DefaultBudget)
+	root := realTemp(t)
+	fs := find(Files(r.root, []string{"claude"}, r.env, FilesOptions{StaticOptions: StaticOptions{Modes: map[string]agentpkg.Mode{"claude": agentpkg.Reinject}, ManagedRoot: root}}), "subfolders.claude")
+	if len(fs) != 1 || fs[0].Fix != "nowhook setup --scope user --agents claude" {
+		t.Fatalf("without the switch, want one subfolders.claude row with the user-scope fix, got:\n%s", dump(fs))
+	}
+	writeAbs(t, filepath.Join(root, "etc/claude-code/managed-settings.json"), `{"allowManagedHooksOnly": true}`, 0o644)
+	fs = find(Files(r.root, []string{"claude"}, r.env, FilesOptions{StaticOptions: StaticOptions{Modes: map[string]agentpkg.Mode{"claude": agentpkg.Reinject}, ManagedRoot: root}}), "subfolders.claude")
+	if want := "nowhook setup --scope managed --yes --agents claude --root " + root; len(fs) != 1 || fs[0].Fix != want {
+		t.Errorf("with allowManagedHooksOnly, want one subfolders.claude row with the fix %q, got:\n%s", want, dump(fs))
+	}
+}

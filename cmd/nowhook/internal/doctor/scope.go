@@ -44,6 +44,11 @@ var subFolderCheck = eachAgent{checkFunc{"subfolders", func(d *doctor, a *agent)
 	if a.p.Scope.User != nil {
 		userFix = "nowhook setup --scope user --agents " + a.p.Name
 	}
+	if d.policyOf(a.p).set != nil && a.p.Scope.Managed != nil {
+		// The managed-only switch drops a user-scope hook too (the
+		// managed row says so): only the managed layer's reaches them.
+		userFix = d.managedSetup(a.p.Name)
+	}
 	covered := Finding{Severity: Info, Path: userFile,
 		Message: "sessions started in a sub-folder of the repository get the reminder from your user-scope hook in " + userFile + " (" + a.p.Title + " loads project hooks " + a.p.Scope.Loads + "); where the project's hook runs too, the user-scope hook prints nothing"}
 	if m := d.managedOf(a.p); m.runs() {
