@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -273,6 +274,12 @@ func (d *doctor) managedDoctor() string {
 func RunManaged(ctx context.Context, o Options) Report {
 	d := newDoctor(o)
 	var r Report
+	if d.onMachine() && runtime.GOOS != "linux" {
+		// setup --scope managed refuses here too (install/managed.go).
+		f := Finding{Severity: Info,
+			Message: "the managed paths nowhook knows (/etc/claude-code, /etc/codex, ...) are Linux's, and this is " + runtime.GOOS + ": the clients read their managed settings elsewhere here (docs/platforms.md, \"Managed channels\"), which doctor does not check; nowhook doctor --scope managed --root DIR checks a tree built with setup --scope managed --root DIR"}
+		return Report{Findings: d.run(checkFunc{"managed", func(*doctor, *agent) []Finding { return []Finding{f} }}, nil, "managed"), Worst: Info}
+	}
 	add := func(c check, p *agentpkg.Agent) {
 		for _, f := range d.run(c, &agent{p: p}, c.Name()) {
 			r.Findings = append(r.Findings, f)
