@@ -15,7 +15,7 @@ import (
 )
 
 // doctorUsage is doctor's help, written whole; a usage error repeats it.
-const doctorUsage = `Usage: nowhook doctor [--dir DIR] [--from DIR] [--json] [--live] [--prove] [--scope user]
+const doctorUsage = `Usage: nowhook doctor [--dir DIR] [--from DIR] [--json] [--live] [--prove] [--scope user|managed] [--root DIR]
 
 Checks the repository's hook configuration for every agent that is set up
 or detected, the way each agent reads it, then runs each installed hook
@@ -59,7 +59,14 @@ Flags:
               wrapper's own budget, and kbs given the whole budget (up to the budget plus 2s)
   --scope S   project (the default): the repository, and whether sessions started in its
               sub-folders get the reminder; user: the hook setup --scope user installed in
-              your own agent settings (its file, its wrapper, and live runs with a fake kbs)
+              your own agent settings (its file, its wrapper, and live runs with a fake kbs);
+              managed: the hook setup --scope managed installed in each client's managed layer
+              (the managed file as the client parses it, nowhook's entry, the wrapper in
+              /usr/local/libexec/nowhook, the record, the managed-only switches, and live
+              runs of the hook with a fake kbs)
+  --root DIR  read the managed layers (/etc/claude-code, /etc/codex, ...) in the tree under DIR,
+              as setup --scope managed --root DIR builds it, in place of the machine's; in
+              every scope, where the rows say which layer's hook prints the reminder
 ` + proveUsage
 
 // doctorOptions is what doctor checks and how it reports.
@@ -70,6 +77,7 @@ type doctorOptions struct {
 	live   bool
 	scope  string
 	prove  bool
+	root   string
 }
 
 func doctorCmd(args []string, io stdio) (err error) {
@@ -81,6 +89,7 @@ func doctorCmd(args []string, io stdio) (err error) {
 	fs.BoolVar(&o.live, "live", false, "")
 	fs.StringVar(&o.scope, "scope", install.Project.Name, "")
 	fs.BoolVar(&o.prove, "prove", false, "")
+	fs.StringVar(&o.root, "root", "", "")
 	if done, err := parseFlags(fs, args, help{whole: doctorUsage}, io); done || err != nil {
 		return err
 	}
@@ -93,8 +102,15 @@ func doctorCmd(args []string, io stdio) (err error) {
 	if err := o.scopeFlags(fs.Name()); err != nil {
 		return err
 	}
+	mroot, err := managedRoot(o.root)
+	if err != nil {
+		return err
+	}
+	if o.scope == install.Managed.Name {
+		return report(doctor.RunManaged(ctx, doctor.Options{Env: os.Environ(), Live: o.live, Version: versionString(), ManagedRoot: mroot}), o.asJSON, io)
+	}
 	if o.scope == install.User.Name {
-		r := doctor.RunUser(ctx, doctor.Options{Env: os.Environ(), Live: o.live, Version: versionString()})
+		r := doctor.RunUser(ctx, doctor.Options{Env: os.Environ(), Live: o.live, Version: versionString(), ManagedRoot: mroot})
 		if o.prove {
 			r = withProof(ctx, r, "", true)
 		}
@@ -112,7 +128,7 @@ func doctorCmd(args []string, io stdio) (err error) {
 	if err != nil {
 		return &install.Error{Err: err, Status: exitUsage}
 	}
-	r := doctor.Run(ctx, doctor.Options{Root: root, Dir: o.dir, Env: os.Environ(), From: wd, Start: start, Live: o.live, Version: versionString()})
+	r := doctor.Run(ctx, doctor.Options{Root: root, Dir: o.dir, Env: os.Environ(), From: wd, Start: start, Live: o.live, Version: versionString(), ManagedRoot: mroot})
 	if o.prove {
 		r = withProof(ctx, r, root, false)
 	}
@@ -122,14 +138,32 @@ func doctorCmd(args []string, io stdio) (err error) {
 // scopeFlags checks --scope and the flags that go with it.
 func (o doctorOptions) scopeFlags(name string) error {
 	switch {
-	case o.scope != install.Project.Name && o.scope != install.User.Name:
-		return help{whole: doctorUsage}.usageError(fmt.Errorf("--scope %q: the scopes are project (the repository, the default) and user (your own agent settings)", o.scope), name)
+	case o.scope != install.Project.Name && o.scope != install.User.Name && o.scope != install.Managed.Name:
+		return help{whole: doctorUsage}.usageError(fmt.Errorf("--scope %q: the scopes are project (the repository, the default), user (your own agent settings) and managed (the machine's managed layer)", o.scope), name)
+	case o.scope == install.Managed.Name && o.from != "":
+		return &install.Error{Err: errors.New("--from names a folder of a repository, and --scope managed checks the machine's managed layer outside any repository; drop --from"), Status: exitUsage}
+	case o.scope == install.Managed.Name && o.dir != "":
+		return &install.Error{Err: errors.New("--dir names a repository, and --scope managed checks the machine's managed layer outside any repository; drop --dir (--root DIR reads that layer's tree under DIR)"), Status: exitUsage}
+	case o.scope == install.Managed.Name && o.prove:
+		return &install.Error{Err: errors.New("--prove drives each client in a copy of a repository, and --scope managed checks the machine's managed layer; drop --prove (doctor --prove in a repository runs the managed hooks the client runs there)"), Status: exitUsage}
 	case o.scope == install.User.Name && o.from != "":
 		return &install.Error{Err: errors.New("--from names a folder of a repository, and --scope user checks your own agent settings outside any repository; drop --from"), Status: exitUsage}
 	case o.scope == install.User.Name && o.dir != "":
 		return &install.Error{Err: errors.New("--dir names a repository, and --scope user checks your own agent settings outside any repository; drop --dir"), Status: exitUsage}
 	}
 	return nil
+}
+
+// managedRoot is doctor --root's tree, absolute ("" for the machine's).
+func managedRoot(root string) (string, error) {
+	if root == "" {
+		return "", nil
+	}
+	abs, err := detect.Dir(root)
+	if err != nil {
+		return "", &install.Error{Err: fmt.Errorf("--root: %w", err), Status: exitUsage}
+	}
+	return abs, nil
 }
 
 // startFolder is doctor --from's folder, absolute: dir as given (relative

@@ -35,7 +35,7 @@ Usage:
   nowhook setup --scope user --agents LIST [--yes] [--dry-run [--diff]] [--timeout DURATION] [--force]
   nowhook setup --scope managed --agents LIST [--root DIR] [--yes] [--dry-run [--diff] | --print] [--timeout DURATION] [--force]
   nowhook remove [--yes] [--agents LIST] [--dir DIR] [--dry-run] [--scope user | --scope managed [--root DIR]]
-  nowhook doctor [--dir DIR] [--json] [--live] [--prove] [--scope user]
+  nowhook doctor [--dir DIR] [--json] [--live] [--prove] [--scope user | --scope managed] [--root DIR]
   nowhook reminder [--timeout DURATION] [--checkpoint [--at PERCENT] | --hint]
   nowhook version
 

@@ -245,6 +245,22 @@ var claudeScope = Scope{
 		Settings: claudeManagedDropIn,
 		Script:   "claude.sh",
 	},
+	ManagedOnly: claudeManagedOnly,
+}
+
+// claudeManagedOnly: Claude Code 2.1.332 with allowManagedHooksOnly: true
+// in managed-settings.json or in a drop-in runs the managed files' hooks
+// alone; nowhook's project and user installs then bring nothing back, and
+// the key in the user's settings does nothing (TestClaudeManagedHooksOnly).
+// A managed file it cannot parse stops claude -p before its first request
+// (TestClaudeManagedChannels).
+var claudeManagedOnly = &ManagedOnly{
+	Files:   []string{"/etc/claude-code/managed-settings.json", "/etc/claude-code/managed-settings.d/*.json"},
+	Key:     "allowManagedHooksOnly",
+	Strict:  true,
+	Broken:  `claude -p exits 1 before its first request ("Managed settings document could not be parsed as a JSON object; none of its settings are in effect. Fix or remove it."), so every Claude Code session on this machine fails, measured on Claude Code 2.1.332`,
+	Ignored: "in the user's and the project's settings it does nothing",
+	Known:   "measured on Claude Code 2.1.332",
 }
 
 // claudeManagedDropIn is nowhook's own drop-in in Claude Code's managed

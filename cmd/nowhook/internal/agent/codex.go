@@ -315,6 +315,21 @@ var codexScope = Scope{
 		Settings: codexManagedHooks,
 		Script:   "codex.sh",
 	},
+	ManagedOnly: codexManagedOnly,
+}
+
+// codexManagedOnly: Codex CLI 0.171.0 with allow_managed_hooks_only = true
+// at the top of /etc/codex/requirements.toml drops the user's and the
+// project's hooks, trusted or not, and keeps the managed files' hooks; in
+// config.toml the key does nothing (TestCodexManagedHooksOnly). A
+// requirements.toml it cannot parse stops Codex before its first request.
+var codexManagedOnly = &ManagedOnly{
+	Files:   []string{"/etc/codex/requirements.toml"},
+	Key:     "allow_managed_hooks_only",
+	TOML:    true,
+	Broken:  "Codex stops before its first request, so every Codex CLI session on this machine fails, measured on Codex CLI 0.171.0",
+	Ignored: "in config.toml it does nothing",
+	Known:   "measured on Codex CLI 0.171.0",
 }
 
 // codexManagedHooks is /etc/codex/hooks.json, in the project file's schema.

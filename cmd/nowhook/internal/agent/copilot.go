@@ -65,6 +65,18 @@ var copilot = &Agent{
 		Layout: LayoutFlat,
 	},
 	Doctor: Doctor{Quirks: []Check{copilotClaudeEntry}},
+	Scope:  Scope{ManagedOnly: copilotManagedOnly},
+}
+
+// copilotManagedOnly: GitHub Copilot CLI 1.0.102 loads only managed hooks
+// and force-enabled plugins' hooks with allowManagedHooksOnly in its
+// managed settings (from its package and docs; not run: it needs a GitHub
+// sign-in). nowhook writes no hook for Copilot, which cannot re-inject, so
+// the switch takes nothing of nowhook's away.
+var copilotManagedOnly = &ManagedOnly{
+	Files: []string{"/etc/github-copilot/managed-settings.json"},
+	Key:   "allowManagedHooksOnly",
+	Known: "from GitHub Copilot CLI 1.0.102's package and docs, not run",
 }
 
 // The Claude Code entry in other clients (docs/platforms.md, "The Claude

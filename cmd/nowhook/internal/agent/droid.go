@@ -109,7 +109,7 @@ var droid = &Agent{
 	},
 	Doctor: Doctor{Quirks: []Check{droidHooksJSONCheck}},
 	// Measured: started in a sub-folder, Droid loads the root's hooks.
-	Scope: Scope{SubFolders: true, Loads: "from the directory it starts in and the folders above it", Managed: droidManaged},
+	Scope: Scope{SubFolders: true, Loads: "from the directory it starts in and the folders above it", Managed: droidManaged, ManagedOnly: droidManagedOnly},
 }
 
 // droidHooksJSONCheck: where .factory/hooks.json has SessionStart groups,
@@ -141,4 +141,14 @@ var droidManaged = &ManagedScope{
 	Settings: userSettings(DroidSettings),
 	Script:   "droid.sh",
 	Existing: "where /etc/factory/settings.json exists it replaces the organisation's settings from Factory's service, so nowhook never creates it; Factory Droid's managed hook goes into the organisation's Hooks Policy there, or into that file where the organisation keeps one",
+}
+
+// droidManagedOnly: Factory Droid 0.225.2 with allowManagedHooksOnly: true
+// in /etc/factory/settings.json drops the user's and the project's hooks
+// (TestDroidManagedHooksOnly). A file it cannot parse it passes by
+// without a word, the switch with it.
+var droidManagedOnly = &ManagedOnly{
+	Files: []string{"/etc/factory/settings.json"},
+	Key:   "allowManagedHooksOnly",
+	Known: "measured on Factory Droid 0.225.2",
 }

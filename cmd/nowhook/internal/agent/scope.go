@@ -29,6 +29,9 @@ type Scope struct {
 	// gives.
 	Managed        *ManagedScope
 	ManagedRefused string
+	// ManagedOnly is the client's managed-only switch (managedonly.go),
+	// nil where it has none.
+	ManagedOnly *ManagedOnly
 }
 
 // StartDirOnly reports whether the agent runs a project's hooks only in

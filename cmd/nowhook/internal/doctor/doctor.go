@@ -96,6 +96,10 @@ type Options struct {
 	// (absolute, inside Root). "": the root and every folder where a
 	// session plausibly starts (agentpkg.StartFolders), From among them.
 	Start string
+	// ManagedRoot is doctor --root: the tree whose managed layers doctor
+	// reads (the clients' managed files, nowhook's managed wrappers and
+	// record), in every scope. "": the machine's, at /.
+	ManagedRoot string
 }
 
 // A check is one named unit of doctor (chezmoi's doctor check): Run looks
@@ -137,8 +141,9 @@ type eachAgent struct{ check }
 // disabled (DisableKey), twice (OnceByCommand), inject-event (WrongEvents)
 // and precompact-block (BlockingEvent); the blocks the row says it misses
 // (Doctor.BlockMisses) md. Then come the agent's own checks, written in its
-// file of the table (Doctor.Quirks), and last the checkpoint's, for an
-// agent with one (Checkpoint), whose live runs come last.
+// file of the table (Doctor.Quirks), managed for an agent with a managed
+// layer (managed.go), and last the checkpoint's, for an agent with one
+// (Checkpoint), whose live runs come last.
 func agentChecks(p *agentpkg.Agent) []check {
 	cs := []check{modeCheck}
 	if len(scripts.Proven(p.Name)) > 0 {
@@ -154,6 +159,9 @@ func agentChecks(p *agentpkg.Agent) []check {
 	}
 	for _, q := range p.Doctor.Quirks {
 		cs = append(cs, quirk{q})
+	}
+	if layered(p) {
+		cs = append(cs, managedCheck)
 	}
 	if len(p.Checkpoint) > 0 {
 		cs = append(cs, checkpointCheck{})
@@ -246,11 +254,13 @@ type StaticOptions struct {
 	// found them already; a shadow of the repository has none to find).
 	Starts []string
 	Found  bool
+	// ManagedRoot is the tree of the managed layers ("": the machine's).
+	ManagedRoot string
 }
 
 // StaticWith is Static with what setup knows already.
 func StaticWith(root string, agents []string, env []string, o StaticOptions) []Finding {
-	d := newDoctor(Options{Root: root, Env: env})
+	d := newDoctor(Options{Root: root, Env: env, ManagedRoot: o.ManagedRoot})
 	d.modes = o.Modes
 	if o.Found {
 		d.starts, d.startsGiven = o.Starts, true
@@ -389,6 +399,10 @@ type doctor struct {
 	fromWD   bool
 	dirFlag  string
 	scopeArg string // " --scope user" in doctor --scope user, for the fixes
+	// mroot is the tree of the managed layers (Options.ManagedRoot, "/"
+	// for the machine's), managed what doctor found there, by agent.
+	mroot    string
+	managed  map[*agentpkg.Agent]*managedInstall
 	env      []string
 	home     string
 	limit    time.Duration
@@ -415,7 +429,10 @@ type doctor struct {
 }
 
 func newDoctor(o Options) *doctor {
-	d := &doctor{root: o.Root, from: o.Root, env: o.Env, limit: o.LiveLimit, live: o.Live, version: o.Version}
+	d := &doctor{root: o.Root, from: o.Root, env: o.Env, limit: o.LiveLimit, live: o.Live, version: o.Version, mroot: o.ManagedRoot}
+	if d.mroot == "" {
+		d.mroot = string(filepath.Separator)
+	}
 	if o.From != "" && (o.From == o.Root || within(o.Root, o.From)) {
 		d.from, d.fromWD = o.From, true
 	}

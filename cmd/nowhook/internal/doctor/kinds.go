@@ -16,7 +16,8 @@ type Kind struct {
 	// "claude.hook", "kanbus.config", "runtime.gemini".
 	Row string
 	// Shared: the row is about every agent (the repository's Kanbus
-	// project, the machine's PATH), not one agent's files.
+	// project, the machine's PATH), or about the machine around one agent
+	// (its managed layer: machine), not one agent's files.
 	Shared bool
 	// Runs: its verdict comes from a program doctor runs (the installed
 	// hook, kbs now), which setup --check never runs; Starts: part of it
@@ -31,7 +32,7 @@ func Kinds() []Kind {
 	for _, p := range agentpkg.All {
 		for _, c := range agentChecks(p) {
 			_, starts := c.(starter)
-			out = append(out, Kind{Row: p.Name + "." + c.Name(), Starts: starts})
+			out = append(out, Kind{Row: p.Name + "." + c.Name(), Starts: starts, Shared: machine(c)})
 		}
 	}
 	for _, c := range sharedChecks {
@@ -55,6 +56,13 @@ type FilesOptions struct {
 	Kanbus *detect.Kanbus
 }
 
+// machine reports whether an agent's check judges the machine around the
+// repository, not the repository's files: the managed layer, whose
+// managed-only switch drops the project's hook on this machine alone.
+// What setup writes stays right for every other machine, so setup writes,
+// then names it, as it does a shared row's error.
+func machine(c check) bool { return c.Name() == managedCheck.Name() }
+
 // runs reports whether a shared check's verdict comes from a program it
 // runs: kbs now, the installed hooks, git and samemind for the sources.
 func runs(c check) bool {
@@ -70,7 +78,7 @@ func runs(c check) bool {
 // Like StaticWith it starts nothing, so the rows that need a program run
 // (kanbus.query, live, the sources git and samemind) are left out.
 func Files(root string, agents []string, env []string, o FilesOptions) []Finding {
-	d := newDoctor(Options{Root: root, Env: env})
+	d := newDoctor(Options{Root: root, Env: env, ManagedRoot: o.ManagedRoot})
 	d.modes = o.Modes
 	if o.Found {
 		d.starts, d.startsGiven = o.Starts, true

@@ -44,8 +44,19 @@ var subFolderCheck = eachAgent{checkFunc{"subfolders", func(d *doctor, a *agent)
 	if a.p.Scope.User != nil {
 		userFix = "nowhook setup --scope user --agents " + a.p.Name
 	}
+	if d.policyOf(a.p).set != nil && a.p.Scope.Managed != nil {
+		// The managed-only switch drops a user-scope hook too (the
+		// managed row says so): only the managed layer's reaches them.
+		userFix = d.managedSetup(a.p.Name)
+	}
 	covered := Finding{Severity: Info, Path: userFile,
 		Message: "sessions started in a sub-folder of the repository get the reminder from your user-scope hook in " + userFile + " (" + a.p.Title + " loads project hooks " + a.p.Scope.Loads + "); where the project's hook runs too, the user-scope hook prints nothing"}
+	if m := d.managedOf(a.p); m.runs() {
+		// The managed layer is read wherever a session starts.
+		user = true
+		covered = Finding{Severity: Info, Path: m.file,
+			Message: "sessions started in a sub-folder of the repository get the reminder from nowhook's managed hook in " + m.file + ", which " + a.p.Title + " reads wherever a session starts (it loads project hooks " + a.p.Scope.Loads + ")"}
+	}
 	var out []Finding
 	if d.only == "" || d.only == "." {
 		f := covered
@@ -124,7 +135,18 @@ func RunUser(ctx context.Context, o Options) Report {
 			continue
 		}
 		a := &agent{p: p}
-		for _, c := range d.userChecks(ctx, a) {
+		cs := d.userChecks(ctx, a)
+		if layered(p) {
+			// Which layer's hook prints the reminder, seen from the
+			// user-scope install.
+			var here []string
+			if file, ok := d.userInstalled(p); ok {
+				here = append(here, "your user-scope hook in "+file)
+			}
+			rows := d.layerRows(p, here)
+			cs = append(cs, checkFunc{p.Name + ".managed", func(*doctor, *agent) []Finding { return rows }})
+		}
+		for _, c := range cs {
 			for _, f := range d.run(c, a, "user."+c.Name()) {
 				r.Findings = append(r.Findings, f)
 				r.Worst = max(r.Worst, f.Severity)
@@ -210,6 +232,14 @@ func (d *doctor) userChecks(ctx context.Context, a *agent) []check {
 // userFileProblem is the row of a user settings file that cannot be
 // read, that the agent cannot parse, or that the agent's guard refuses.
 func userFileProblem(p *agentpkg.Agent, f *diag.HookFile) (Finding, bool) {
+	return fileProblem(p, f, p.Scope.User.Guard, nil)
+}
+
+// fileProblem is the row of a settings file outside the repository that
+// cannot be read, that the agent cannot parse, that the agent's guard
+// refuses, or that the agent drops whole (check: the file schema's own
+// validation, Codex's hooks.json).
+func fileProblem(p *agentpkg.Agent, f *diag.HookFile, guard func(string) agentpkg.Artifact, check func(any) *generate.FileError) (Finding, bool) {
 	file := f.Abs // read as it is shown
 	var problem *generate.FileError
 	switch {
@@ -218,9 +248,16 @@ func userFileProblem(p *agentpkg.Agent, f *diag.HookFile) (Finding, bool) {
 		return Finding{Severity: Error, Path: file, Message: msg, Fix: fix}, true
 	case f.ParseErr != nil:
 		problem = f.ParseErr
-	case p.Scope.User.Guard != nil:
-		if _, err := p.Scope.User.Guard(file).Apply(f.Raw, agentpkg.Options{}); err != nil {
+	case guard != nil:
+		if _, err := guard(file).Apply(f.Raw, agentpkg.Options{}); err != nil {
 			errors.As(err, &problem)
+		}
+	}
+	if problem == nil && check != nil && f.Doc != nil {
+		if problem = check(f.Doc); problem != nil {
+			c := *problem
+			c.Path = file
+			problem = &c
 		}
 	}
 	if problem == nil {

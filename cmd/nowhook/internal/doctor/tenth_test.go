@@ -66,14 +66,15 @@ func checkNames(cs []check) []string {
 
 // TestTenthAgent: adding a Claude-like agent is one new file of the agent
 // table plus one line in agentpkg.All. Doctor derives its checks from the
-// row's data, the same as Claude Code's but the checkpoint (which the row
-// does not declare), and runs them on a repository set up for it: every
+// row's data, the same as Claude Code's but the checkpoint and the managed
+// layer (which the row does not declare), and runs them on a repository set up for it: every
 // row ok; and the derived checks bite (disableAllHooks is an error).
 func TestTenthAgent(t *testing.T) {
 	tenth := tenthAgent()
 	claude := mustPlatform(t, "claude")
 	// Claude Code's pin in scripts/pins.tsv brings its client row.
-	want := strings.Replace(strings.TrimSuffix(strings.Join(checkNames(agentChecks(claude)), " "), " checkpoint"), " client", "", 1)
+	// Its managed layer (Scope.Managed, Scope.ManagedOnly) brings managed.
+	want := strings.Replace(strings.TrimSuffix(strings.Join(checkNames(agentChecks(claude)), " "), " managed checkpoint"), " client", "", 1)
 	if got := strings.Join(checkNames(agentChecks(tenth)), " "); got != want {
 		t.Errorf("a Claude-like row gets the checks %q, Claude Code %q", got, want)
 	}

@@ -665,3 +665,14 @@ func UserFolders(a *agent.Agent) []string {
 	sort.Strings(folders)
 	return folders
 }
+
+// ManagedRecorded reports whether the managed scope's record in the tree
+// under root exists (found) and lists the file at path (under root) as
+// one setup --scope managed created or merged into (listed).
+func ManagedRecorded(root, path string) (record string, found, listed bool) {
+	record = filepath.Join(root, filepath.FromSlash(agent.ManagedRecord))
+	if _, err := os.Stat(record); err != nil {
+		return record, false, false
+	}
+	return record, true, loadScopeRecord(record, root).knows(path)
+}

@@ -192,6 +192,9 @@ func doctorWarnings(w io.Writer, root string, choices []agent.Choice) {
 		if f.Severity != doctor.Error && (f.Severity != doctor.Warn || !slices.Contains(setupWarns, check)) {
 			continue
 		}
+		if f.Severity == doctor.Error && sharedRows[f.Check] {
+			continue // the verdict names it once the files are written (afterWrite)
+		}
 		fmt.Fprintln(w, "Warning: "+f.Message)
 		if f.Fix != "" {
 			fmt.Fprintln(w, "  fix: "+f.Fix)
