@@ -88,12 +88,11 @@ func managedDeferred(getenv func(string) string, l *managedLayer, seen, self, ro
 		log.printf("the client that runs this hook is not one whose managed layer is known (no project variable of Claude Code, Codex CLI, Gemini CLI, Qwen Code or Factory Droid): not looking at a managed layer")
 		return managedNone
 	}
-	name := "/" + managedDir + "/" + l.wrapper // as the managed files name it
-	wrapper := filepath.Join(root, managedDir, l.wrapper)
-	fi, err := os.Stat(wrapper)
+	fi, err := os.Stat(filepath.Join(root, managedDir, l.wrapper))
 	if err != nil {
 		return managedNone
 	}
+	name := "/" + managedDir + "/" + l.wrapper // as the managed files name it
 	if !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
 		log.printf("%s's managed wrapper %s is not an executable file: not stepping aside for it", l.client, name)
 		return managedNone
