@@ -440,3 +440,80 @@ func viewArgs(sys string) (args []string, cleanup func(), err error) {
 	}
 	return []string{unshare, "--mount", "--propagation", "private", "/bin/sh", script}, cleanup, nil
 }
+
+// TestGeminiManagedGate: Gemini CLI runs the project's BeforeModel gate
+// and the managed one (/usr/local/libexec/nowhook/gemini-turn.sh, named by
+// /etc/gemini-cli/settings.json) on every request, in no set order. On
+// the first request after a compression the managed gate prints the
+// reminder and the project's prints nothing, whichever runs first, and on
+// the next request neither prints; kbs runs once. Without the managed
+// layer the project's gate prints. The gates run as Gemini CLI runs them
+// (bash -c, the command sourcing the script) in a private view of the
+// system folders, with the runtime and the fake kbs on PATH.
+func TestGeminiManagedGate(t *testing.T) {
+	t.Parallel()
+	canView(t)
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("bash is not installed; Gemini CLI runs its hooks with bash")
+	}
+	path := toolDir(t, "nowhook-reminder", "kbs") + ":/usr/bin:/bin"
+	payload := abs(t, filepath.Join(fixtures, "basic.json"))
+	const projectCmd = `[ ! -r "${GEMINI_PROJECT_DIR}"/` + geminiProjectGate + ` ] || . "${GEMINI_PROJECT_DIR}"/` + geminiProjectGate
+	const managedCmd = `[ ! -r /` + managedDir + `/gemini-turn.sh ] || . /` + managedDir + `/gemini-turn.sh`
+	gate := []byte(templates.RenderGeminiTurn(5*time.Second, ""))
+	for _, tc := range []struct {
+		name, layout string
+		order        []string // the hooks of one request, in the order they run
+		prints       string   // the one that prints the reminder
+	}{
+		{"project first", "gemini-settings", []string{"project", "managed"}, "managed"},
+		{"managed first", "gemini-settings", []string{"managed", "project"}, "managed"},
+		{"no managed layer", "gemini-nowrapper", []string{"project", "managed"}, "project"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			base := t.TempDir()
+			proj, sys, state := filepath.Join(base, "repo"), filepath.Join(base, "sys"), filepath.Join(base, "state")
+			mkdir(t, filepath.Join(proj, ".git"))
+			writeFile(t, filepath.Join(proj, ".kanbus.yml"), "project_key: kbs\n")
+			writeMode(t, filepath.Join(proj, geminiProjectGate), gate, 0o755)
+			managedLayout(t, sys, tc.layout)
+			if tc.layout == "gemini-settings" {
+				writeMode(t, filepath.Join(sys, managedDir, "gemini-turn.sh"), gate, 0o755)
+			}
+			view := managedView(t, sys)
+			callLog := filepath.Join(base, "calls")
+			request := geminiHistory(proj, "s1", 4<<10, true)
+			run := func(hook string) (out, stderr string) {
+				command := map[string]string{"project": projectCmd, "managed": managedCmd}[hook]
+				cmd := exec.Command(view[0], append(view[1:], bash, "-c", command)...)
+				cmd.Dir = proj
+				cmd.Env = []string{"PATH=" + path, "HOME=" + filepath.Join(base, "home"), "XDG_STATE_HOME=" + state,
+					"GEMINI_PROJECT_DIR=" + proj, "GEMINI_SESSION_ID=s1", "NOWHOOK_DEBUG=1",
+					"FAKE_KBS_PAYLOAD=" + payload, "FAKE_KBS_LOG=" + callLog}
+				cmd.Stdin = bytes.NewReader(request)
+				var o, e bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &o, &e
+				if err := cmd.Run(); err != nil {
+					t.Fatalf("%s gate: %v\nstderr:\n%s", hook, err, e.String())
+				}
+				return o.String(), e.String()
+			}
+			for _, hook := range tc.order {
+				out, stderr := run(hook)
+				if printed := strings.Contains(out, "Kanbus WIP"); printed != (hook == tc.prints) {
+					t.Errorf("the first request after the compression: the %s gate printed %.200q; want the reminder from the %s gate alone\nstderr:\n%s", hook, out, tc.prints, stderr)
+				}
+			}
+			for _, hook := range tc.order {
+				if out, stderr := run(hook); out != "" {
+					t.Errorf("the next request: the %s gate printed %.200q\nstderr:\n%s", hook, out, stderr)
+				}
+			}
+			if calls := len(readLines(callLog)); calls != 1 {
+				t.Errorf("kbs ran %d times, want once", calls)
+			}
+		})
+	}
+}
