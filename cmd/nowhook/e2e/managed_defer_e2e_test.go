@@ -1,0 +1,115 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nowhook/nowhook/templates"
+)
+
+// The managed wrapper of Claude Code where nowhook's managed install puts
+// it, and the command of the drop-in that runs it.
+const (
+	claudeManagedWrapper = nowhookLibexec + "/claude.sh"
+	claudeManagedCommand = `s=` + claudeManagedWrapper + `; [ ! -x "$s" ] || exec "$s"`
+)
+
+// TestClaudeManagedOneReminder: with nowhook's hook in all three layers of
+// Claude Code 2.1.332 (a managed drop-in,
+// /etc/claude-code/managed-settings.d/50-nowhook.json, that runs the
+// wrapper /usr/local/libexec/nowhook/claude.sh; nowhook's user-scope
+// install, setup --scope user; its project install, setup --yes), a
+// session gets the reminder once after /compact, at the repository root
+// (where all three run) and in a sub-folder (where the managed and the
+// user's run), and kbs runs once: the managed hook prints, and the
+// project's and the user's step aside for it. The same with nowhook off
+// the client's PATH, where every hook falls back to python3.
+func TestClaudeManagedOneReminder(t *testing.T) {
+	t.Parallel()
+	for _, runtime := range []string{"go", "python3"} {
+		// One after the other: a view's executables written while a
+		// parallel test forks can fail with "text file busy".
+		t.Run(runtime, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*testTimeout)
+			defer cancel()
+			c := newClaudeManaged(t, kbsFixture)
+			c.s.applyShape(t, shapeAgentsOnly)
+			sub := c.s.startIn(t, startSub)
+			writeFile(t, filepath.Join(c.libexec, filepath.Base(claudeManagedWrapper)), templates.RenderWrapper(5*time.Second, ""), 0o755)
+			c.file(t, "managed-settings.d/50-nowhook.json", claudeHooks(nil, claudeManagedCommand))
+			runNowhook(t, ctx, c.s, "setup", "--scope", "user", "--yes", "--agents", "claude")
+			runNowhook(t, ctx, c.s, "setup", "--yes", "--agents", "claude")
+			for _, f := range []string{filepath.Join(c.s.repo, ".claude", "settings.json"), filepath.Join(c.s.home, ".claude", "settings.json")} {
+				b, err := os.ReadFile(f)
+				if err != nil || !strings.Contains(string(b), "kanbus-compaction-right-now.sh") {
+					t.Fatalf("%s does not run nowhook's hook after setup: %v\n%s", f, err, b)
+				}
+			}
+			if runtime == "python3" {
+				// The client's PATH is the sandbox's bin, node's folder,
+				// /usr/bin and /bin: take nowhook out, and check that
+				// nothing else there is nowhook.
+				if err := os.Remove(filepath.Join(c.s.bin, "nowhook")); err != nil {
+					t.Fatal(err)
+				}
+				for _, dir := range strings.Split(strings.TrimPrefix(c.s.env(nil)[0], "PATH="), ":") {
+					for _, name := range []string{"nowhook", "nowhook-reminder"} {
+						if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+							t.Skipf("%s is in %s, on the client's PATH: the fallback would not run", name, dir)
+						}
+					}
+				}
+			}
+			reminder := expectedReminder(t)
+			for _, tc := range []struct{ name, dir string }{{"root", c.s.repo}, {"sub-folder", sub}} {
+				kbs := c.s.kbsCalls(t)
+				// NOWHOOK_DEBUG=1: each hook says on stderr, which Claude
+				// Code records with its output, why it printed or not.
+				m := newAnthropicMock(t)
+				sess := runClaudeSession(t, ctx, c.bin, append(claudeEnv(c.s, m.URL), "NOWHOOK_DEBUG=1"), tc.dir, []string{"hello", "/compact", "What was I working on?"})
+				reqs := m.Requests()
+				after := summaryIndex(t, reqs) + 1
+				for i := 0; i < after; i++ {
+					if bodyContains(t, reqs[i].Body, reminder) {
+						t.Errorf("%s: request %d (before the first after the summary) already has the reminder", tc.name, i)
+					}
+				}
+				if n := countInBody(t, reqs[after].Body, reminder); n != 1 {
+					t.Errorf("%s: the first request after the summary has the reminder %d times, want once", tc.name, n)
+				}
+				if k := c.s.kbsCalls(t) - kbs; k != 1 {
+					t.Errorf("%s: kbs ran %d times, want once", tc.name, k)
+				}
+				// One hook per layer that holds nowhook's hook: the managed
+				// one printed, each other stepped aside for it.
+				runs := sess.compactHookRuns()
+				wantRuns := map[string]int{"root": 3, "sub-folder": 2}[tc.name]
+				printed, aside := 0, 0
+				for _, e := range runs {
+					// Claude Code records a hook's stdout, its stderr, and
+					// what it made of them (output).
+					stdout, _ := e["stdout"].(string)
+					output, _ := e["output"].(string)
+					stderr, _ := e["stderr"].(string)
+					said := output + "\n" + stderr
+					switch {
+					case strings.Contains(stdout, "Kanbus WIP") && strings.Contains(said, "this is Claude Code's managed hook ("+claudeManagedWrapper+")"):
+						printed++
+					case strings.TrimSpace(stdout) == "" && strings.Contains(said, "Claude Code's managed hook runs here"):
+						aside++
+					default:
+						t.Errorf("%s: a compact hook printed %.200q, saying:\n%s", tc.name, stdout, said)
+					}
+				}
+				if len(runs) != wantRuns || printed != 1 || aside != wantRuns-1 {
+					t.Errorf("%s: %d compact hooks ran, %d printed as the managed hook, %d stepped aside; want %d, 1, %d", tc.name, len(runs), printed, aside, wantRuns, wantRuns-1)
+				}
+				t.Logf("%s, %s: compact hooks run %d, the managed one printed, %d stepped aside", runtime, tc.name, len(runs), aside)
+			}
+		})
+	}
+}
