@@ -113,3 +113,58 @@ func TestClaudeManagedOneReminder(t *testing.T) {
 		})
 	}
 }
+
+// codexManagedWrapper is Codex CLI's managed wrapper where nowhook's
+// managed install puts it.
+const codexManagedWrapper = nowhookLibexec + "/codex.sh"
+
+// TestCodexManagedOneReminder: with nowhook's hook in Codex CLI 0.171.0's
+// managed layer (/etc/codex/hooks.json running
+// /usr/local/libexec/nowhook/codex.sh) and nowhook's project install
+// (setup --trust-codex; Codex has no user-scope install), `codex exec`
+// whose turn compacts gets the reminder once in the request after the
+// compaction, at the root and in a sub-folder, and kbs runs once: Codex
+// runs both hooks together and puts each one's output into that request,
+// so without the rule it would come twice. Codex gives its hooks no
+// project variable; the runtime tells it by its payload.
+func TestCodexManagedOneReminder(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*testTimeout)
+	defer cancel()
+	c := newCodexManaged(t, ctx, kbsFixture)
+	c.s.applyShape(t, shapeAgentsOnly)
+	sub := c.s.startIn(t, startSub)
+	writeFile(t, filepath.Join(c.libexec, filepath.Base(codexManagedWrapper)), templates.RenderWrapper(5*time.Second, ""), 0o755)
+	// The managed command notes each run, so that one reminder is known to
+	// be the managed hook's: it prints whenever it runs.
+	ran := filepath.Join(c.s.root, "managed-runs")
+	c.file(t, "hooks.json", codexHooksJSON(`printf 'ran\n' >>`+shQuote(ran)+`; s=`+codexManagedWrapper+`; [ ! -x "$s" ] || exec "$s"`))
+	setupCodex(t, ctx, c.s, c.bin, c.env)
+	reminder := expectedReminder(t)
+	for i, tc := range []struct{ name, dir string }{{"root", c.s.repo}, {"sub-folder", sub}} {
+		if i > 0 {
+			// A new mock: codexHome rewrites the user config, and with it
+			// the project hook's trust, which setup records again.
+			c.m = newResponsesMock(t)
+			c.home = codexHome(t, c.s, c.m)
+			if res := runCmd(t, ctx, c.env, c.s.repo, "", filepath.Join(c.s.bin, "nowhook"), "setup", "--yes", "--agents", "codex", "--trust-codex"); res.err != nil {
+				t.Fatalf("nowhook setup --trust-codex: %v\n%s%s", res.err, res.stdout, res.stderr)
+			}
+		}
+		// The project hook is trusted where the session starts, so that
+		// Codex runs it beside the managed one.
+		checkCodexTrustedIn(t, ctx, c.bin, c.env, tc.dir)
+		kbs := c.s.kbsCalls(t)
+		dev := c.exec(t, ctx, tc.dir)
+		if n := strings.Count(dev, reminder); n != 1 {
+			t.Errorf("%s: the request after the compaction has the reminder %d times in developer messages, want once\n%.2000s", tc.name, n, dev)
+		}
+		if k := c.s.kbsCalls(t) - kbs; k != 1 {
+			t.Errorf("%s: kbs ran %d times, want once", tc.name, k)
+		}
+		b, _ := os.ReadFile(ran)
+		if n := strings.Count(string(b), "ran\n"); n != map[string]int{"root": 1, "sub-folder": 2}[tc.name] {
+			t.Errorf("%s: the managed hook has run %d times in all, want once per session", tc.name, n)
+		}
+	}
+}
