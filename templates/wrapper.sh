@@ -221,6 +221,7 @@ def main():
         try:
             st = os.stat(name)
         except (OSError, ValueError):
+            log("%s\x27s managed wrapper %s is not there: no managed hook to step aside for" % (client, name))
             return None
         if not stat.S_ISREG(st.st_mode) or not st.st_mode & 0o111:
             log("%s\x27s managed wrapper %s is not an executable file: not stepping aside for it" % (client, name))

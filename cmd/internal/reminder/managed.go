@@ -90,6 +90,9 @@ func managedDeferred(getenv func(string) string, l *managedLayer, seen, self, ro
 	}
 	fi, err := os.Stat(filepath.Join(root, managedDir, l.wrapper))
 	if err != nil {
+		if log.on {
+			log.printf("%s's managed wrapper /%s/%s is not there: no managed hook to step aside for", l.client, managedDir, l.wrapper)
+		}
 		return managedNone
 	}
 	name := "/" + managedDir + "/" + l.wrapper // as the managed files name it

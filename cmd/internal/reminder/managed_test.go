@@ -133,7 +133,7 @@ func TestManagedRule(t *testing.T) {
 		{"claude wrapper named past the read bound", "claude", "claude-late", "user", managedNone, "no managed file"},
 		{"claude wrapper not executable", "claude", "claude-noexec", "user", managedNone, "not an executable file"},
 		{"claude wrapper a folder", "claude", "claude-wrapperdir", "user", managedNone, "not an executable file"},
-		{"claude wrapper absent", "claude", "claude-nowrapper", "user", managedNone, ""},
+		{"claude wrapper absent", "claude", "claude-nowrapper", "user", managedNone, "is not there"},
 		{"claude wrapper there, named by no file", "claude", "claude-unnamed", "user", managedNone, "no managed file of Claude Code names it"},
 		{"the managed hook itself", "claude", "claude-dropin", "managed", managedSelf, "this is Claude Code's managed hook"},
 		{"the managed hook through a link", "claude", "claude-dropin", "managed-link", managedSelf, "this is Claude Code's managed hook"},
