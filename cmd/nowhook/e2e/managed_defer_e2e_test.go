@@ -168,3 +168,57 @@ func TestCodexManagedOneReminder(t *testing.T) {
 		}
 	}
 }
+
+// geminiManagedGate is Gemini CLI's managed gate where nowhook's managed
+// install puts it, and the command that sources it, as the project's
+// command sources the project's.
+const (
+	geminiManagedGate    = nowhookLibexec + "/gemini-turn.sh"
+	geminiManagedCommand = `[ ! -r ` + geminiManagedGate + ` ] || . ` + geminiManagedGate
+)
+
+// TestGeminiManagedOneReminder: with nowhook's BeforeModel gate in Gemini
+// CLI 0.61.0's managed settings (/etc/gemini-cli/settings.json sourcing
+// /usr/local/libexec/nowhook/gemini-turn.sh) and nowhook's project
+// install (setup --agents gemini=reinject), both gates run before every
+// request, together; the first request after each of two compressions
+// gets the reminder once and no other request gets it, kbs running once
+// per compression: the managed gate prints, the project's steps aside
+// (whichever of them gets to the latches first).
+func TestGeminiManagedOneReminder(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
+	defer cancel()
+	g := newGeminiManaged(t, kbsFixture)
+	writeFile(t, filepath.Join(g.libexec, filepath.Base(geminiManagedGate)), templates.RenderGeminiTurn(5*time.Second, ""), 0o755)
+	writeFile(t, filepath.Join(g.etc, "settings.json"), geminiHooks(nil, "BeforeModel", geminiManagedCommand), 0o644)
+	setupGeminiTurn(t, ctx, g.s)
+	m := newGeminiMultiMock(t, 2, 0)
+	runGeminiMulti(t, ctx, g.s, m, g.bin, geminiEnv(t, g.s, m))
+	reqs := m.Requests()
+	first, _ := geminiFirstTurns(t, reqs)
+	if len(first) != 2 {
+		t.Fatalf("Gemini CLI compressed %d times, want 2", len(first))
+	}
+	reminder := expectedReminder(t)
+	for i, r := range reqs {
+		want := 0
+		if i == first[0] || i == first[1] {
+			want = 1
+		}
+		if n := countIn(t, r.Body, reminder); n != want {
+			t.Errorf("request %d (%s) has the reminder %d times, want %d", i, r.Kind, n, want)
+		}
+	}
+	if k := g.s.kbsCalls(t); k != 2 {
+		t.Errorf("kbs ran %d times, want 2 (once per compression)", k)
+	}
+	// Both gates handed the compressions over, each keeping its own latch
+	// (templates/gemini-turn.sh): the managed one's says it ran.
+	latches := filepath.Join(g.s.home, ".local", "state", "nowhook", "compressions")
+	for _, pattern := range []string{"gemini-managed-session-*", "gemini-session-*"} {
+		if got, _ := filepath.Glob(filepath.Join(latches, pattern)); len(got) != 1 {
+			t.Errorf("%s in %s: %v, want one (the session's)", pattern, latches, got)
+		}
+	}
+}
