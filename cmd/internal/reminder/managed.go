@@ -48,7 +48,8 @@ var (
 // (Claude Code), and, with none of those, a payload with permission_mode
 // and no prompt_id (Codex CLI, which sets no variable for its hooks). The
 // client's own variables come first, since a client started from another's
-// shell may inherit that one's. nil and what was seen when it names none.
+// shell may inherit that one's. It returns the client's managed layer and
+// what named it, or nil where nothing names one.
 func hookClient(getenv func(string) string, permissionMode, promptID bool) (*managedLayer, string) {
 	switch {
 	case getenv("GEMINI_PROJECT_DIR") != "":
