@@ -186,17 +186,18 @@ def main():
             os.close(fd)
 
     # The managed layer (managed.go): the client that runs this hook, from
-    # its variables or, for Codex CLI, its payload; its wrapper in
+    # its variables (the most particular first: Qwen Code sets Gemini CLI
+    # and Claude Code variables too) or, for Codex CLI, its payload; its wrapper in
     # /usr/local/libexec/nowhook; the managed files it reads, the first
     # moved by a variable where it has one; a folder of drop-ins.
     def hook_client():
         env = os.environ.get
-        if env("GEMINI_PROJECT_DIR"):
-            return ("Gemini CLI", "gemini-turn.sh", ["/etc/gemini-cli/settings.json"], "",
-                    "GEMINI_CLI_SYSTEM_SETTINGS_PATH", "GEMINI_PROJECT_DIR is set")
         if env("QWEN_PROJECT_DIR"):
             return ("Qwen Code", "qwen.sh", ["/etc/qwen-code/settings.json"], "",
                     "QWEN_CODE_SYSTEM_SETTINGS_PATH", "QWEN_PROJECT_DIR is set")
+        if env("GEMINI_PROJECT_DIR"):
+            return ("Gemini CLI", "gemini-turn.sh", ["/etc/gemini-cli/settings.json"], "",
+                    "GEMINI_CLI_SYSTEM_SETTINGS_PATH", "GEMINI_PROJECT_DIR is set")
         if env("FACTORY_PROJECT_DIR") or env("DROID_PROJECT_DIR"):
             return ("Factory Droid", "droid.sh", ["/etc/factory/settings.json"], "", "",
                     "FACTORY_PROJECT_DIR or DROID_PROJECT_DIR is set")

@@ -41,21 +41,23 @@ var (
 )
 
 // hookClient names the client that runs this hook, from what each client
-// gives its hooks (docs/platforms.md, "Managed channels: three layers"):
-// GEMINI_PROJECT_DIR (Gemini CLI), QWEN_PROJECT_DIR (Qwen Code),
-// FACTORY_PROJECT_DIR or DROID_PROJECT_DIR (Factory Droid, which sets
-// CLAUDE_PROJECT_DIR too), CLAUDE_PROJECT_DIR with CLAUDE_CODE_SESSION_ID
-// (Claude Code), and, with none of those, a payload with permission_mode
-// and no prompt_id (Codex CLI, which sets no variable for its hooks). The
-// client's own variables come first, since a client started from another's
-// shell may inherit that one's. It returns the client's managed layer and
-// what named it, or nil where nothing names one.
+// gives its hooks (docs/platforms.md, "Managed channels: three layers",
+// and the clients' hook runners): QWEN_PROJECT_DIR (Qwen Code, which sets
+// GEMINI_PROJECT_DIR and CLAUDE_PROJECT_DIR too, qwen-code 0.24.4),
+// GEMINI_PROJECT_DIR (Gemini CLI, which sets CLAUDE_PROJECT_DIR too,
+// gemini-cli 0.61.0), FACTORY_PROJECT_DIR or DROID_PROJECT_DIR (Factory
+// Droid, which sets CLAUDE_PROJECT_DIR too), CLAUDE_PROJECT_DIR with
+// CLAUDE_CODE_SESSION_ID (Claude Code), and, with none of those, a payload
+// with permission_mode and no prompt_id (Codex CLI, which sets no variable
+// for its hooks). So the most particular variable comes first. It returns
+// the client's managed layer and what named it, or nil where nothing
+// names one.
 func hookClient(getenv func(string) string, permissionMode, promptID bool) (*managedLayer, string) {
 	switch {
-	case getenv("GEMINI_PROJECT_DIR") != "":
-		return managedGemini, "GEMINI_PROJECT_DIR is set"
 	case getenv("QWEN_PROJECT_DIR") != "":
 		return managedQwen, "QWEN_PROJECT_DIR is set"
+	case getenv("GEMINI_PROJECT_DIR") != "":
+		return managedGemini, "GEMINI_PROJECT_DIR is set"
 	case getenv("FACTORY_PROJECT_DIR") != "" || getenv("DROID_PROJECT_DIR") != "":
 		return managedDroid, "FACTORY_PROJECT_DIR or DROID_PROJECT_DIR is set"
 	case getenv("CLAUDE_PROJECT_DIR") != "" && getenv("CLAUDE_CODE_SESSION_ID") != "":

@@ -104,10 +104,10 @@ func clientEnv(client, dir string) (env []string, permissionMode, promptID bool)
 		return nil, true, false
 	case "codex-prompt": // permission_mode and prompt_id without a variable: no client named
 		return nil, true, true
-	case "gemini":
-		return []string{"GEMINI_PROJECT_DIR=" + dir}, false, false
-	case "qwen":
-		return []string{"QWEN_PROJECT_DIR=" + dir}, true, true
+	case "gemini": // gemini-cli 0.61.0's hook runner sets CLAUDE_PROJECT_DIR too
+		return []string{"GEMINI_PROJECT_DIR=" + dir, "CLAUDE_PROJECT_DIR=" + dir}, false, false
+	case "qwen": // qwen-code 0.24.4's sets GEMINI_PROJECT_DIR and CLAUDE_PROJECT_DIR too
+		return []string{"QWEN_PROJECT_DIR=" + dir, "GEMINI_PROJECT_DIR=" + dir, "CLAUDE_PROJECT_DIR=" + dir}, true, true
 	case "droid":
 		return []string{"CLAUDE_PROJECT_DIR=" + dir, "FACTORY_PROJECT_DIR=" + dir, "DROID_PROJECT_DIR=" + dir}, true, false
 	}
@@ -152,6 +152,8 @@ func TestManagedRule(t *testing.T) {
 		{"droid", "droid", "droid-settings", "user", managedRuns, "Factory Droid's managed hook runs here"},
 		{"another client's layer", "qwen", "claude-dropin", "user", managedNone, ""},
 		{"droid is not claude", "droid", "claude-dropin", "user", managedNone, ""},
+		{"qwen is not gemini", "qwen", "gemini-settings", "user", managedNone, ""},
+		{"gemini is not claude", "gemini", "claude-dropin", "user", managedNone, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

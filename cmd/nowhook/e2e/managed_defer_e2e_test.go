@@ -222,3 +222,43 @@ func TestGeminiManagedOneReminder(t *testing.T) {
 		}
 	}
 }
+
+// qwenManagedWrapper is Qwen Code's managed wrapper where nowhook's
+// managed install puts it.
+const qwenManagedWrapper = nowhookLibexec + "/qwen.sh"
+
+// TestQwenManagedOneReminder: with nowhook's hook in Qwen Code 0.24.4's
+// managed settings (/etc/qwen-code/settings.json running
+// /usr/local/libexec/nowhook/qwen.sh), its user-scope install and its
+// project install, which Qwen runs together, a session gets the reminder
+// once after /compress at the repository root (all three run) and in a
+// sub-folder (the managed and the user's), and kbs runs once. Qwen Code
+// gives its hooks GEMINI_PROJECT_DIR and CLAUDE_PROJECT_DIR as well as
+// QWEN_PROJECT_DIR: taken for Gemini CLI, the project's and the user's
+// hooks looked at Gemini CLI's managed layer and printed too.
+func TestQwenManagedOneReminder(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*testTimeout)
+	defer cancel()
+	q := newQwenManaged(t)
+	writeFile(t, filepath.Join(q.libexec, filepath.Base(qwenManagedWrapper)), templates.RenderWrapper(5*time.Second, ""), 0o755)
+	writeFile(t, filepath.Join(q.etc, "settings.json"), qwenSettingsWith(nil, `s=`+qwenManagedWrapper+`; [ ! -x "$s" ] || exec "$s"`), 0o644)
+	runNowhook(t, ctx, q.s, "setup", "--scope", "user", "--yes", "--agents", "qwen")
+	runNowhook(t, ctx, q.s, "setup", "--yes", "--agents", "qwen")
+	sub := q.s.startIn(t, startSub)
+	reminder := expectedReminder(t)
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, dir string }{{"root", q.s.repo}, {"sub-folder", sub}} {
+		before, _ := q.s.kbsRuns(t)
+		reqs, after := q.compress(t, ctx, tc.dir)
+		checkNotBefore(t, reqs, after-1, reminder)
+		if n := countIn(t, reqs[after].Body, reminder); n != 1 {
+			t.Errorf("%s: the first request after the compression has the reminder %d times, want once", tc.name, n)
+		}
+		if now, _ := q.s.kbsRuns(t); now-before != 1 {
+			t.Errorf("%s: kbs ran %d times, want once", tc.name, now-before)
+		}
+	}
+}
