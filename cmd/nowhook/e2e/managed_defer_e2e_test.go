@@ -262,3 +262,27 @@ func TestQwenManagedOneReminder(t *testing.T) {
 		}
 	}
 }
+
+// droidManagedWrapper is Factory Droid's managed wrapper where nowhook's
+// managed install puts it.
+const droidManagedWrapper = nowhookLibexec + "/droid.sh"
+
+// TestDroidManagedOneReminder: with nowhook's hook in Factory Droid
+// 0.225.2's managed settings (/etc/factory/settings.json running
+// /usr/local/libexec/nowhook/droid.sh) and nowhook's project install
+// (setup --agents droid=reinject; Droid has no user-scope install), which
+// Droid runs together, each output reaching the next request, a session
+// at the root gets the reminder once after /compact, and kbs runs once.
+func TestDroidManagedOneReminder(t *testing.T) {
+	t.Parallel()
+	ctx := probeCtx(t)
+	d := newDroidManaged(t)
+	writeFile(t, filepath.Join(d.libexec, filepath.Base(droidManagedWrapper)), templates.RenderWrapper(5*time.Second, ""), 0o755)
+	writeFile(t, filepath.Join(d.etc, "settings.json"), claudeHooks(nil, `s=`+droidManagedWrapper+`; [ ! -x "$s" ] || exec "$s"`), 0o644)
+	runNowhook(t, ctx, d.s, "setup", "--yes", "--agents", "droid=reinject")
+	reqs := d.session(t, ctx, d.s.repo)
+	checkOnceAfter(t, reqs, expectedReminder(t))
+	if n := d.s.kbsCalls(t); n != 1 {
+		t.Errorf("kbs ran %d times, want once", n)
+	}
+}
