@@ -116,7 +116,9 @@ func (g *gate) run(payload []byte, shell string, env ...string) string {
 func (g *gate) handed(what, got string, payload []byte) {
 	g.t.Helper()
 	args, rest, _ := strings.Cut(got, "\n")
-	if !strings.HasPrefix(args, "args: --timeout 5s --sources kanbus --gemini-turn LC_ALL=unset") {
+	// --script names the gate that runs (BASH_SOURCE, which bash sets to
+	// the file it sources; sh has none, and gives its own $0).
+	if !strings.HasPrefix(args, "args: --timeout 5s --sources kanbus --gemini-turn --script ") || !strings.HasSuffix(args, " LC_ALL=unset") {
 		g.t.Errorf("%s: the runtime ran as %q", what, args)
 	}
 	if rest != string(payload)+"\n--\n" {
@@ -234,7 +236,7 @@ func TestGeminiGateHandsOver(t *testing.T) {
 		t.Errorf("the latch the gate rewrote did not pass the next request")
 	}
 	got := g.run(gatePayload(t, "s3", 0, "user", summary, "model", gateAck), "bash", "GEMINI_SESSION_ID=s3", "LC_ALL=C.UTF-8")
-	if !strings.HasPrefix(got, "args: --timeout 5s --sources kanbus --gemini-turn LC_ALL=C.UTF-8\n") {
+	if !strings.HasPrefix(got, "args: --timeout 5s --sources kanbus --gemini-turn --script "+filepath.Join(g.dir, "proj", GeminiTurnScript)+" LC_ALL=C.UTF-8\n") {
 		t.Errorf("the user's LC_ALL did not reach the runtime: %.80q", got)
 	}
 }
