@@ -199,9 +199,8 @@ func geminiSetupManaged(t *testing.T, ctx context.Context) (*geminiManaged, *man
 // geminiTwice runs `gemini -p hello` in each start folder against a mock
 // that makes it compress twice, and checks the reminder is once in the
 // first request after each compression and in no other request, kbs
-// running once per compression. quiet: also check that Gemini CLI does
-// not warn about the managed hook.
-func geminiTwice(t *testing.T, ctx context.Context, g *geminiManaged, what string, quiet bool) {
+// running once per compression; then check(start, stderr), if set.
+func geminiTwice(t *testing.T, ctx context.Context, g *geminiManaged, what string, check func(t *testing.T, st managedStart, stderr string)) {
 	t.Helper()
 	reminder := expectedReminder(t)
 	for _, st := range []managedStart{{"root", g.s.repo}, {"sub-folder", g.s.startIn(t, startSub)}} {
@@ -237,8 +236,8 @@ func geminiTwice(t *testing.T, ctx context.Context, g *geminiManaged, what strin
 			if k := g.s.kbsCalls(t) - kbs; k != 2 {
 				t.Errorf("kbs ran %d times, want 2 (once per compression)", k)
 			}
-			if quiet && strings.Contains(res.stderr, nowhookLibexec+"/gemini-turn.sh") {
-				t.Errorf("Gemini CLI warns about the system settings' hook:\n%s", grepLines(res.stderr, "gemini-turn.sh"))
+			if check != nil {
+				check(t, st, res.stderr)
 			}
 			t.Logf("%s, gemini -p in the %s: the reminder %v time(s) in the first request after each compression", what, st.name, got)
 		})
@@ -256,21 +255,32 @@ func TestManagedSetupGemini(t *testing.T) {
 	defer cancel()
 	g, tree := geminiSetupManaged(t, ctx)
 	noNowhookInstall(t, g.s.repo, g.s.home)
-	geminiTwice(t, ctx, g, "managed install alone", true)
+	geminiTwice(t, ctx, g, "managed install alone", func(t *testing.T, _ managedStart, stderr string) {
+		if strings.Contains(stderr, "gemini-turn.sh") {
+			t.Errorf("Gemini CLI warns about the system settings' hook:\n%s", grepLines(stderr, "gemini-turn.sh"))
+		}
+	})
 	tree.remove(t, ctx, g.s)
 }
 
 // TestManagedSetupGeminiLayers: nowhook's managed install and its project
 // install (gemini=reinject; Gemini CLI has no user scope in nowhook) give
 // the reminder once after each compression, at the root (where Gemini
-// runs the project's hook too) and in a sub-folder (where it does not).
+// runs the project's hook too: it warns about each project hook it runs)
+// and in a sub-folder (where it does not).
 func TestManagedSetupGeminiLayers(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	defer cancel()
 	g, _ := geminiSetupManaged(t, ctx)
 	setupGeminiTurn(t, ctx, g.s)
-	geminiTwice(t, ctx, g, "managed and project installs", false)
+	geminiTwice(t, ctx, g, "managed and project installs", func(t *testing.T, st managedStart, stderr string) {
+		if runs := strings.Contains(stderr, ".gemini/hooks/kanbus-gemini-turn.sh"); runs != (st.dir == g.s.repo) {
+			t.Errorf("Gemini CLI names the project's hook in its warning: %v, want %v (it runs the project's hooks in the start folder only)\n%s", runs, st.dir == g.s.repo, stderr)
+		} else {
+			t.Logf("Gemini CLI runs the project's hook here: %v; %s", runs, grepLines(stderr, "kanbus-gemini-turn.sh"))
+		}
+	})
 }
 
 // qwenSetupManaged is a Qwen Code world (the repository trusted) whose
