@@ -388,7 +388,9 @@ func droidSetupManaged(t *testing.T, ctx context.Context) (*droidManaged, *manag
 	if after := hostState(t, tree.root); after != empty {
 		t.Errorf("the refused setup --scope managed --agents droid wrote into R:\n%s", after)
 	}
+	t.Logf("setup --scope managed --agents droid with no %s: %v\n%s", factoryManagedFile, res.err, strings.TrimSpace(res.stdout+res.stderr))
 	writeFile(t, tree.at(factoryManagedFile), droidOrgSettings, 0o640)
+	t.Logf("the organisation's %s before setup: %d bytes, mode 0640", factoryManagedFile, len(droidOrgSettings))
 	tree.setup(t, ctx, s, "droid", factoryManagedFile, nowhookLibexec+"/droid.sh")
 	d := &droidManaged{s: s, etc: tree.at(factorySystemDir), libexec: tree.at(nowhookLibexec)}
 	d.bin = tree.view(t, factorySystemDir, nowhookLibexec).wrap(t, bin)
