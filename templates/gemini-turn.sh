@@ -27,18 +27,29 @@
 # decides (it keeps a latch per compression of its own). A first message
 # longer than 64 KiB, a session without GEMINI_SESSION_ID, sh or a bash
 # older than 4 hand every request over.
+#
+# One reminder whatever the layers: where Gemini CLI's managed settings
+# run nowhook's managed gate (/usr/local/libexec/nowhook/gemini-turn.sh),
+# that gate prints, and a project's or user's gate hands the request over
+# all the same, but the runtime prints nothing for it (--script names the
+# gate that runs: this file, which bash, sourcing it, gives as
+# BASH_SOURCE). The managed gate keeps a latch of its own
+# (gemini-managed-session-$GEMINI_SESSION_ID), so that another gate's latch,
+# written for a hand-over that printed nothing, never silences it.
 # NOWHOOK_DEBUG=1 explains on stderr why nothing was printed. Go gets one
 # processor (GOMAXPROCS=1: it starts faster so), and kbs the agent's own;
 # the runtime runs as a child, so that the hook exits 0 whatever kbs does.
+# shellcheck disable=SC3028 # BASH_SOURCE is unset outside bash: then $0
+nowhook_self=${BASH_SOURCE-$0}
 nowhook_turn() {
 	NOWHOOK_GOMAXPROCS=${GOMAXPROCS-none} GOMAXPROCS=1
 	export NOWHOOK_GOMAXPROCS GOMAXPROCS
 	if command -v nowhook-reminder >/dev/null 2>&1; then
-		nowhook-reminder --timeout @TIMEOUT@ --sources @SOURCES@ --gemini-turn
+		nowhook-reminder --timeout @TIMEOUT@ --sources @SOURCES@ --gemini-turn --script "$nowhook_self"
 		return 0
 	fi
 	if command -v nowhook >/dev/null 2>&1; then
-		nowhook reminder --timeout @TIMEOUT@ --sources @SOURCES@ --gemini-turn
+		nowhook reminder --timeout @TIMEOUT@ --sources @SOURCES@ --gemini-turn --script "$nowhook_self"
 		return 0
 	fi
 }
@@ -71,9 +82,11 @@ if [ -n "${BASH_VERSION-}" ] && [ "${BASH_VERSINFO-0}" -ge 4 ] && [ ! -t 0 ]; th
 		case ${GEMINI_SESSION_ID-} in
 		'' | .* | *[!A-Za-z0-9._-]*) ;;
 		*)
+			nowhook_g=gemini-session
+			[ ! "$nowhook_self" -ef /usr/local/libexec/nowhook/gemini-turn.sh ] || nowhook_g=gemini-managed-session
 			case ${XDG_STATE_HOME-} in
-			/*) nowhook_l=$XDG_STATE_HOME/nowhook/compressions/gemini-session-$GEMINI_SESSION_ID ;;
-			*) case ${HOME-} in /*) nowhook_l=$HOME/.local/state/nowhook/compressions/gemini-session-$GEMINI_SESSION_ID ;; esac ;;
+			/*) nowhook_l=$XDG_STATE_HOME/nowhook/compressions/$nowhook_g-$GEMINI_SESSION_ID ;;
+			*) case ${HOME-} in /*) nowhook_l=$HOME/.local/state/nowhook/compressions/$nowhook_g-$GEMINI_SESSION_ID ;; esac ;;
 			esac
 			;;
 		esac

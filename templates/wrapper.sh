@@ -126,6 +126,8 @@ def main():
         log("stdin payload over %d bytes: printing nothing" % limit)
         return
     cwd = ""
+    # Codex CLI is told by its payload (deferral.go, hookClient).
+    permission_mode = prompt_id = False
     if data.strip(b" \t\r\n"):
         try:
             payload = loads(data)
@@ -145,15 +147,19 @@ def main():
                 os.environ.get(v) for v in ("QWEN_PROJECT_DIR", "GEMINI_PROJECT_DIR", "FACTORY_PROJECT_DIR"))):
             log("GitHub Copilot CLI started this hook: printing nothing")
             return
+        permission_mode = "permission_mode" in payload
+        prompt_id = "prompt_id" in payload
         if isinstance(payload.get("cwd"), str):
             # As the Go reader decodes it: a lone surrogate is U+FFFD.
             cwd = re.sub("[\ud800-\udfff]", "\ufffd", payload["cwd"])
 
-    # The defer rule of the Go runtime (deferral.go): the user-scope hook
-    # sets NOWHOOK_DEFER to the wrapper of the project and the settings
-    # files that may run it; where the project directory of the session
-    # has them, the hook of the project prints the reminder, this one
-    # nothing, unless this is that very wrapper.
+    # The defer rule of the Go runtime (deferral.go): the managed hook
+    # prints; a project or user hook prints nothing where the managed
+    # layer of its client holds the managed hook of nowhook. Otherwise the
+    # user-scope hook sets NOWHOOK_DEFER to the wrapper of the project and
+    # the settings files that may run it; where the project directory of
+    # the session has them, the hook of the project prints the reminder,
+    # this one nothing, unless this is that very wrapper.
     def joined(d, name):
         # As filepath.Join in Go: one slash between, then cleaned.
         return os.path.normpath(d + "/" + name)
@@ -179,7 +185,80 @@ def main():
         finally:
             os.close(fd)
 
+    # The managed layer (managed.go): the client that runs this hook, from
+    # its variables or, for Codex CLI, its payload; its wrapper in
+    # /usr/local/libexec/nowhook; the managed files it reads, the first
+    # moved by a variable where it has one; a folder of drop-ins.
+    def hook_client():
+        env = os.environ.get
+        if env("GEMINI_PROJECT_DIR"):
+            return ("Gemini CLI", "gemini-turn.sh", ["/etc/gemini-cli/settings.json"], "",
+                    "GEMINI_CLI_SYSTEM_SETTINGS_PATH", "GEMINI_PROJECT_DIR is set")
+        if env("QWEN_PROJECT_DIR"):
+            return ("Qwen Code", "qwen.sh", ["/etc/qwen-code/settings.json"], "",
+                    "QWEN_CODE_SYSTEM_SETTINGS_PATH", "QWEN_PROJECT_DIR is set")
+        if env("FACTORY_PROJECT_DIR") or env("DROID_PROJECT_DIR"):
+            return ("Factory Droid", "droid.sh", ["/etc/factory/settings.json"], "", "",
+                    "FACTORY_PROJECT_DIR or DROID_PROJECT_DIR is set")
+        if env("CLAUDE_PROJECT_DIR") and env("CLAUDE_CODE_SESSION_ID"):
+            return ("Claude Code", "claude.sh", ["/etc/claude-code/managed-settings.json"],
+                    "/etc/claude-code/managed-settings.d", "",
+                    "CLAUDE_PROJECT_DIR and CLAUDE_CODE_SESSION_ID are set")
+        if not env("CLAUDE_PROJECT_DIR") and permission_mode and not prompt_id:
+            return ("Codex CLI", "codex.sh",
+                    ["/etc/codex/hooks.json", "/etc/codex/requirements.toml", "/etc/codex/config.toml"], "", "",
+                    "no project variable, and the payload has permission_mode and no prompt_id")
+        return None
+
+    # "self", "runs" or None, as managedDeferred in Go.
+    def managed():
+        c = hook_client()
+        if c is None:
+            log("the client that runs this hook is not one whose managed layer is known (no project variable of Claude Code, Codex CLI, Gemini CLI, Qwen Code or Factory Droid): not looking at a managed layer")
+            return None
+        client, wrapper, files, drop_ins, moved, seen = c
+        name = "/usr/local/libexec/nowhook/" + wrapper
+        try:
+            st = os.stat(name)
+        except (OSError, ValueError):
+            return None
+        if not stat.S_ISREG(st.st_mode) or not st.st_mode & 0o111:
+            log("%s\x27s managed wrapper %s is not an executable file: not stepping aside for it" % (client, name))
+            return None
+        if not me:
+            log("this hook does not say which wrapper runs it (no --script), and could be %s\x27s managed one (%s): not stepping aside" % (client, name))
+            return None
+        try:
+            mine = os.stat(me)
+        except (OSError, ValueError):
+            log("the wrapper that runs this hook (%s) cannot be found, and could be %s\x27s managed one (%s): not stepping aside" % (me, client, name))
+            return None
+        if (mine.st_dev, mine.st_ino) == (st.st_dev, st.st_ino):
+            log("this is %s\x27s managed hook (%s), which prints the reminder" % (client, name))
+            return "self"
+        paths = list(files)
+        v = os.environ.get(moved, "") if moved else ""
+        if v:
+            paths[0] = joined("/", v) if v.startswith("/") else v
+        if drop_ins:
+            try:
+                names = sorted(os.listdir(drop_ins))
+            except OSError:
+                names = []
+            paths += [drop_ins + "/" + n for n in names if n.endswith(".json") and not n.startswith(".")]
+        for f in paths:
+            if mentions(f, name):
+                log("%s\x27s managed hook runs here (%s runs %s; %s): printing nothing" % (client, f, name, seen))
+                return "runs"
+        log("%s\x27s managed wrapper %s is there, but no managed file of %s names it: not stepping aside" % (client, name, client))
+        return None
+
     def deferred():
+        layer = managed()
+        if layer == "self":
+            return False
+        if layer == "runs":
+            return True
         spec = os.environ.get("NOWHOOK_DEFER", "")
         if not spec:
             return False

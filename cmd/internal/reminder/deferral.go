@@ -10,6 +10,38 @@ import (
 	"syscall"
 )
 
+// The defer rule: one reminder per compaction, whatever the layers that
+// hold nowhook's hook (docs/platforms.md, "Managed channels: three
+// layers"). Every client runs the hooks of its managed (system) layer, the
+// user's and the project's, in no order one can rely on, so each hook
+// decides from what it sees on disk:
+//
+//   - the managed hook prints;
+//   - a project or user hook steps aside where the managed layer of the
+//     client that runs it holds nowhook's managed hook (managedDeferred);
+//   - otherwise a user-scope hook steps aside where the project's own
+//     hook runs (NOWHOOK_DEFER, projectDeferred).
+//
+// The python3 fallback in templates/wrapper.sh applies the same rules
+// (TestDeferGoMatchesPython holds the two together).
+
+// deferred reports whether this hook prints nothing because another
+// layer's hook prints the reminder. root is the system root the managed
+// layer is read under: "/" in production, a test's folder in the tests,
+// "" to leave the managed layer out.
+func deferred(getenv func(string) string, pl payload, wd, self, root string, log logger) bool {
+	if root != "" {
+		l, seen := hookClient(getenv, pl.permissionMode, pl.promptID)
+		switch managedDeferred(getenv, l, seen, self, root, log) {
+		case managedSelf:
+			return false
+		case managedRuns:
+			return true
+		}
+	}
+	return projectDeferred(getenv, pl.cwd, wd, self, log)
+}
+
 // deferVar is set by the user-scope hook (setup --scope user): the
 // project's wrapper, then the settings files that may run it, relative to
 // the session's project directory and separated by colons. Where the
@@ -22,7 +54,7 @@ const deferVar = "NOWHOOK_DEFER"
 // maxDeferRead bounds the read of one settings file.
 const maxDeferRead = 1 << 20
 
-// deferred reports whether the project's own hook prints the reminder in
+// projectDeferred reports whether the project's own hook prints the reminder in
 // this session: the session's project directory (CLAUDE_PROJECT_DIR,
 // QWEN_PROJECT_DIR, else the payload's cwd, else the working directory)
 // holds the wrapper named first in NOWHOOK_DEFER, executable, and one of
@@ -31,7 +63,7 @@ const maxDeferRead = 1 << 20
 // is the project's own hook, and a NOWHOOK_DEFER it inherited (exported in
 // the agent's environment) does not silence it. Without the variable it
 // costs nothing; with it, a stat or two and a small read at most.
-func deferred(getenv func(string) string, cwd, wd, self string, log logger) bool {
+func projectDeferred(getenv func(string) string, cwd, wd, self string, log logger) bool {
 	spec := getenv(deferVar)
 	if spec == "" {
 		return false

@@ -30,8 +30,14 @@ type deferCase struct {
 	from     string // claude, qwen, both (CLAUDE_PROJECT_DIR another project), cwd, cwd-surrogate, cwd-nul, wd
 	wrapper  string // the project's wrapper: exe, link, noexec, dir, fifo, dangling, absent
 	settings string // what mentions it: json, local, link, abs, dotdot, other, late, fifo, dir, absent
-	self     string // the wrapper that runs: user (in HOME), project, project-link, project-relative
-	deferred bool   // the user-scope hook steps aside: nothing printed, kbs never started
+	self     string // the wrapper that runs: user (in HOME), project, project-link, project-relative, managed, managed-link
+	// The managed layer: which client runs the hook (clientEnv; "" gives
+	// only what from says) and what its system folders hold
+	// (managedLayout). A case with a layout runs in a private view of the
+	// system folders (managedView).
+	client, managed string
+	deferred        bool   // the hook steps aside: nothing printed, kbs never started
+	says            string // what NOWHOOK_DEFER=1 has both runtimes say on stderr; "" not checked
 }
 
 // deferCases are the named cases, then every project wrapper against
@@ -58,6 +64,42 @@ func deferCases() []deferCase {
 		{name: "exported, the project's hook through a link", spec: claudeDefer, from: "claude", wrapper: "exe", settings: "json", self: "project-link"},
 		{name: "exported, the project's hook by a relative path", spec: claudeDefer, from: "wd", wrapper: "exe", settings: "json", self: "project-relative"},
 	}
+	// The managed layer: the managed hook prints, a project or user hook
+	// of the same client steps aside for it, and nothing else does.
+	cases = append(cases,
+		deferCase{name: "managed drop-in, the user's hook", spec: claudeDefer, from: "claude", wrapper: "absent", settings: "absent", self: "user", client: "claude", managed: "claude-dropin", deferred: true,
+			says: "Claude Code's managed hook runs here (/etc/claude-code/managed-settings.d/50-nowhook.json runs /usr/local/libexec/nowhook/claude.sh; CLAUDE_PROJECT_DIR and CLAUDE_CODE_SESSION_ID are set): printing nothing"},
+		deferCase{name: "managed drop-in, the project's hook", from: "claude", wrapper: "exe", settings: "json", self: "project", client: "claude", managed: "claude-dropin", deferred: true},
+		deferCase{name: "managed base file, the project's hook", from: "claude", wrapper: "exe", settings: "json", self: "project", client: "claude", managed: "claude-base", deferred: true},
+		deferCase{name: "the managed hook, NOWHOOK_DEFER exported, the project's hook there", spec: claudeDefer, from: "claude", wrapper: "exe", settings: "json", self: "managed", client: "claude", managed: "claude-dropin",
+			says: "this is Claude Code's managed hook (/usr/local/libexec/nowhook/claude.sh), which prints the reminder"},
+		deferCase{name: "the managed hook through a link", spec: claudeDefer, from: "claude", wrapper: "exe", settings: "json", self: "managed-link", client: "claude", managed: "claude-dropin"},
+		deferCase{name: "managed drop-in starting with a dot", from: "claude", wrapper: "exe", settings: "json", self: "project", client: "claude", managed: "claude-dot"},
+		deferCase{name: "managed drop-in not .json", from: "claude", wrapper: "exe", settings: "json", self: "project", client: "claude", managed: "claude-txt"},
+		deferCase{name: "managed drop-in a FIFO", from: "claude", wrapper: "exe", settings: "json", self: "project", client: "claude", managed: "claude-fifo"},
+		deferCase{name: "managed wrapper named past the read bound", from: "claude", wrapper: "exe", settings: "json", self: "project", client: "claude", managed: "claude-late"},
+		deferCase{name: "managed wrapper not executable", from: "claude", wrapper: "exe", settings: "json", self: "project", client: "claude", managed: "claude-noexec",
+			says: "Claude Code's managed wrapper /usr/local/libexec/nowhook/claude.sh is not an executable file: not stepping aside for it"},
+		deferCase{name: "managed wrapper absent", from: "claude", wrapper: "exe", settings: "json", self: "project", client: "claude", managed: "claude-nowrapper"},
+		deferCase{name: "managed wrapper named by no managed file, the project rule", spec: claudeDefer, from: "claude", wrapper: "exe", settings: "json", self: "user", client: "claude", managed: "claude-unnamed", deferred: true,
+			says: "Claude Code's managed wrapper /usr/local/libexec/nowhook/claude.sh is there, but no managed file of Claude Code names it: not stepping aside"},
+		deferCase{name: "managed layer, no client named", from: "claude", wrapper: "exe", settings: "json", self: "project", client: "claude-nosession", managed: "claude-dropin",
+			says: "the client that runs this hook is not one whose managed layer is known"},
+		deferCase{name: "another client's managed layer", from: "qwen", wrapper: "exe", settings: "json", self: "project", client: "qwen", managed: "claude-dropin"},
+		deferCase{name: "codex requirements.toml", from: "cwd", wrapper: "exe", settings: "json", self: "project", client: "codex", managed: "codex-requirements", deferred: true,
+			says: "Codex CLI's managed hook runs here (/etc/codex/requirements.toml runs /usr/local/libexec/nowhook/codex.sh; no project variable, and the payload has permission_mode and no prompt_id): printing nothing"},
+		deferCase{name: "codex hooks.json", from: "cwd", wrapper: "exe", settings: "json", self: "project", client: "codex", managed: "codex-hooks", deferred: true},
+		deferCase{name: "codex config.toml", from: "cwd", wrapper: "exe", settings: "json", self: "project", client: "codex", managed: "codex-config", deferred: true},
+		deferCase{name: "codex, the managed hook", from: "cwd", wrapper: "exe", settings: "json", self: "managed", client: "codex", managed: "codex-hooks"},
+		deferCase{name: "a payload with prompt_id is not Codex's", from: "cwd", wrapper: "exe", settings: "json", self: "project", client: "codex-prompt", managed: "codex-hooks"},
+		deferCase{name: "qwen", from: "qwen", wrapper: "exe", settings: "json", self: "project", client: "qwen", managed: "qwen-settings", deferred: true},
+		deferCase{name: "qwen, the file moved", from: "qwen", wrapper: "exe", settings: "json", self: "project", client: "qwen", managed: "qwen-moved", deferred: true},
+		deferCase{name: "qwen, moved away from the file that names it", from: "qwen", wrapper: "exe", settings: "json", self: "project", client: "qwen", managed: "qwen-movedaway"},
+		deferCase{name: "gemini", from: "cwd", wrapper: "exe", settings: "json", self: "project", client: "gemini", managed: "gemini-settings", deferred: true},
+		deferCase{name: "gemini, the file moved", from: "cwd", wrapper: "exe", settings: "json", self: "project", client: "gemini", managed: "gemini-moved", deferred: true},
+		deferCase{name: "droid", from: "claude", wrapper: "exe", settings: "json", self: "project", client: "droid", managed: "droid-settings", deferred: true},
+		deferCase{name: "droid, the managed hook", spec: claudeDefer, from: "claude", wrapper: "exe", settings: "json", self: "managed", client: "droid", managed: "droid-settings"},
+	)
 	for _, w := range []string{"exe", "link", "noexec", "dir", "fifo", "dangling", "absent"} {
 		for _, s := range []string{"json", "local", "link", "other", "late", "fifo", "dir", "absent"} {
 			cases = append(cases, deferCase{
@@ -72,7 +114,11 @@ func deferCases() []deferCase {
 // TestDeferGoMatchesPython runs the user-scope hook (and, where NOWHOOK_DEFER
 // is exported, the project's own) through the wrapper on the Go path and on
 // the python3 fallback over the same sessions: the same bytes printed and
-// the same kbs calls, and the decision each case names.
+// the same kbs calls, and the decision each case names. The cases with a
+// managed layer run the project's, the user's or the managed hook in a
+// private view of the system folders (managedView; they skip, saying why,
+// where none can be made), and where a case names it, both runtimes
+// explain the decision in the same words.
 func TestDeferGoMatchesPython(t *testing.T) {
 	t.Parallel()
 	payload := abs(t, filepath.Join(fixtures, "basic.json"))
@@ -84,6 +130,9 @@ func TestDeferGoMatchesPython(t *testing.T) {
 	for _, c := range deferCases() {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
+			if c.managed != "" {
+				canView(t)
+			}
 			s := newDeferSession(t, c)
 			var outs []string
 			for _, rt := range []string{"go", "python3"} {
@@ -94,6 +143,9 @@ func TestDeferGoMatchesPython(t *testing.T) {
 				wantOut, wantCalls := want, 1
 				if c.deferred {
 					wantOut, wantCalls = "", 0
+				}
+				if c.says != "" && !strings.Contains(stderr, c.says) {
+					t.Errorf("%s: stderr does not say %q:\n%s", rt, c.says, stderr)
 				}
 				if out != wantOut || calls != wantCalls {
 					t.Errorf("%s: printed %d bytes, kbs ran %d times; want %d bytes, %d calls (deferred %v)\nstderr:\n%s",
@@ -115,6 +167,7 @@ type deferSession struct {
 	dir                string // the working directory
 	env                []string
 	stdin              string
+	sys                string // the system root of the managed layer; "" none
 }
 
 func newDeferSession(t *testing.T, c deferCase) *deferSession {
@@ -188,6 +241,28 @@ func newDeferSession(t *testing.T, c deferCase) *deferSession {
 		symlink(t, target, s.script)
 	case "project-relative":
 		s.script = deferScript
+	case "managed", "managed-link":
+		// The path of the managed wrapper in the view of the system folders.
+		client, _, _ := strings.Cut(c.managed, "-")
+		s.script = "/" + managedDir + "/" + map[string]string{"claude": "claude.sh", "codex": "codex.sh", "gemini": "gemini-turn.sh", "qwen": "qwen.sh", "droid": "droid.sh"}[client]
+		if c.self == "managed-link" {
+			link := filepath.Join(elsewhere, "managed.sh")
+			symlink(t, s.script, link)
+			s.script = link
+		}
+	}
+	permissionMode, promptID := false, false
+	if c.managed != "" {
+		s.sys = filepath.Join(base, "sys")
+		s.env = append(s.env, managedLayout(t, s.sys, c.managed)...)
+		var vars []string
+		vars, permissionMode, promptID = clientEnv(c.client, root)
+		for _, v := range vars {
+			// The project directory comes from what from says.
+			if !strings.HasPrefix(v, "CLAUDE_PROJECT_DIR=") && !strings.HasPrefix(v, "QWEN_PROJECT_DIR=") {
+				s.env = append(s.env, v)
+			}
+		}
 	}
 	if c.spec != "" {
 		s.env = append(s.env, "NOWHOOK_DEFER="+strings.ReplaceAll(c.spec, "@ROOT@", root))
@@ -210,10 +285,17 @@ func newDeferSession(t *testing.T, c deferCase) *deferSession {
 	case "wd":
 		s.dir = root
 	}
-	s.stdin = `{"session_id":"s1","hook_event_name":"SessionStart","source":"compact"}`
+	fields := ""
 	if cwd != "" {
-		s.stdin = `{"session_id":"s1","cwd":"` + cwd + `","hook_event_name":"SessionStart","source":"compact"}`
+		fields += `"cwd":"` + cwd + `",`
 	}
+	if permissionMode {
+		fields += `"permission_mode":"default",`
+	}
+	if promptID {
+		fields += `"prompt_id":"p1",`
+	}
+	s.stdin = `{"session_id":"s1",` + fields + `"hook_event_name":"SessionStart","source":"compact"}`
 	return s
 }
 
@@ -224,6 +306,10 @@ func (s *deferSession) run(t *testing.T, path, payload string) (out, stderr stri
 	t.Helper()
 	callLog := filepath.Join(t.TempDir(), "calls")
 	cmd := exec.Command("/bin/sh", s.script)
+	if s.sys != "" {
+		view := managedView(t, s.sys)
+		cmd = exec.Command(view[0], append(view[1:], "/bin/sh", s.script)...)
+	}
 	cmd.Dir = s.dir
 	cmd.Env = append([]string{"PATH=" + path, "HOME=" + s.home, "NOWHOOK_DEBUG=1",
 		"FAKE_KBS_PAYLOAD=" + payload, "FAKE_KBS_LOG=" + callLog}, s.env...)

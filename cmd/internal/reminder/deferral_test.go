@@ -61,7 +61,7 @@ func TestDeferRule(t *testing.T) {
 				wd = root
 			}
 			var log strings.Builder
-			if got := deferred(env(kv...), cwd, wd, "", logger{w: &log, on: true}); got != tc.want {
+			if got := projectDeferred(env(kv...), cwd, wd, "", logger{w: &log, on: true}); got != tc.want {
 				t.Errorf("deferred = %v, want %v (log: %s)", got, tc.want, log.String())
 			}
 		})
@@ -77,7 +77,7 @@ func TestDeferSubFolder(t *testing.T) {
 	projectHook(t, root, ".claude/settings.json", 0o755)
 	sub := filepath.Join(root, "sub", "deeper")
 	mkdir(t, sub)
-	if deferred(env("NOWHOOK_DEFER", claudeDefer, "CLAUDE_PROJECT_DIR", sub), sub, sub, "", logger{}) {
+	if projectDeferred(env("NOWHOOK_DEFER", claudeDefer, "CLAUDE_PROJECT_DIR", sub), sub, sub, "", logger{}) {
 		t.Error("deferred in a sub-folder, where the project's hook does not run")
 	}
 }

@@ -69,6 +69,9 @@ ${XDG_STATE_HOME:-~/.local/state}/nowhook/compressions.
 
 Flags:
   --timeout DURATION   the budget for kbs (default 5s)
+  --script PATH        the gate script that runs this hook: where Gemini CLI's
+                       managed settings run nowhook's managed gate, the
+                       others print nothing, and that gate prints
 `
 
 // geminiPayload is what --gemini-turn reads from a BeforeModel payload.
@@ -119,6 +122,9 @@ func geminiTurn(o options) []byte {
 		o.log.printf("this compression was answered already (latch %s): printing nothing", filepath.Join(states, name))
 		return nil
 	}
+	if o.geminiDeferred() {
+		return nil
+	}
 	dir, ok := o.kanbusProject(pl.cwd)
 	if !ok {
 		return nil
@@ -133,6 +139,23 @@ func geminiTurn(o options) []byte {
 		return nil
 	}
 	return geminiOutput(pl, text)
+}
+
+// geminiDeferred is the defer rule of --gemini-turn (deferral.go): a
+// project's or user's gate steps aside, before it takes the latch of the
+// compression, where Gemini CLI's managed layer holds nowhook's managed
+// gate; the managed gate (--script names it) prints. Only the managed
+// rule applies here: the user's and the project's gates share the latch,
+// and whichever takes it first prints.
+func (o options) geminiDeferred() bool {
+	if o.sysRoot == "" {
+		return false
+	}
+	l, seen := hookClient(o.getenv, false, false)
+	if l != managedGemini {
+		l = nil // only Gemini CLI runs this mode: another client's layer is not its
+	}
+	return managedDeferred(o.getenv, l, seen, o.script, o.sysRoot, o.log) == managedRuns
 }
 
 // scan is what a look at the start of a payload found.

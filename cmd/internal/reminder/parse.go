@@ -33,7 +33,11 @@ type payload struct {
 	// timestamp: the payload has a "timestamp" key, which GitHub Copilot
 	// CLI's payloads carry and Claude Code's do not (client.go).
 	timestamp bool
-	cwd       string
+	// permissionMode and promptID: the payload has that key. Codex CLI's
+	// hooks get permission_mode and no prompt_id, and no variable that
+	// names the project (deferral.go, hookClient).
+	permissionMode, promptID bool
+	cwd                      string
 	// What the checkpoint and the hint read; "" unless a string.
 	sessionID, transcriptPath, event string
 	toolUseID                        string // PostToolUse: the tool call's id
@@ -107,6 +111,10 @@ func parsePayload(b []byte) (pl payload, ok bool) {
 			pl.cursorVersion = true
 		case "timestamp":
 			pl.timestamp = true
+		case "permission_mode":
+			pl.permissionMode = true
+		case "prompt_id":
+			pl.promptID = true
 		case "cwd":
 			var isString bool
 			if pl.cwd, isString = p.optString(); isString {

@@ -105,6 +105,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		refire:  cfg.refire,
 		window:  cfg.window,
 		script:  cfg.script,
+		sysRoot: "/",
 		sources: cfg.sources,
 	}
 	var out []byte
@@ -182,7 +183,8 @@ set, gives kbs that shorter budget; it never lengthens --timeout's.
 Flags:
   --timeout DURATION   the budget for kbs (default 5s; 2s with --hint)
   --script PATH        the wrapper script that runs this hook ("$0"): a
-                       NOWHOOK_DEFER naming this very script is ignored
+                       NOWHOOK_DEFER naming this very script is ignored, and
+                       the client's managed wrapper never steps aside
   --checkpoint         the context-threshold checkpoint
   --at PERCENT         checkpoint when the context window is this full (default 85)
   --refire PERCENT     say it again after the use fell this far below --at (default 15)
@@ -388,6 +390,10 @@ type options struct {
 	// script is the wrapper that runs this hook (--script "$0"), "" when
 	// it does not say: the defer rule never defers a wrapper to itself.
 	script string
+	// sysRoot is the system root the managed layer is read under (the
+	// defer rule, deferral.go): "/" for a hook, a test's folder in the
+	// tests, "" to leave the managed layer out.
+	sysRoot string
 	// sources are the parts of the reminder (--sources; sources.go).
 	sources sourceSet
 	// catchUp, when set, replaces catchUpFor's wait for a transcript
@@ -417,7 +423,7 @@ func remind(o options) []byte {
 	deadline := time.Now().Add(o.budget)
 	wait := min(o.budget/4, maxStdinWait)
 	pl, proceed := readPayload(o.stdin, wait, o.stop, o.log)
-	if !proceed || o.foreign(pl) || deferred(o.getenv, pl.cwd, o.wd, o.script, o.log) {
+	if !proceed || o.foreign(pl) || deferred(o.getenv, pl, o.wd, o.script, o.sysRoot, o.log) {
 		return nil
 	}
 	dir, ok := o.kanbusProject(pl.cwd)
