@@ -18,7 +18,10 @@ import (
 // gives R back as it was. The *Layers tests add nowhook's user install
 // (for the agents that have one: claude, qwen) and its project install:
 // still exactly one reminder, which needs the project and user hooks to
-// step aside where the managed layer holds nowhook's managed hook.
+// step aside where the managed layer holds nowhook's managed hook. In
+// every session the fake kbs records which wrapper's runtime ran it
+// (kbsTrace): the managed wrapper's alone, so the reminder is the managed
+// hook's and the others stepped aside.
 //
 // Run one client at a time: go test ./cmd/nowhook/e2e -run 'TestManagedSetupClaude' -v
 
@@ -47,7 +50,7 @@ func claudeSetupManaged(t *testing.T, ctx context.Context) (*claudeManaged, *man
 
 // claudeOnce runs /compact in each start folder and checks the reminder
 // is once in the request after the summary, kbs running once.
-func claudeOnce(t *testing.T, ctx context.Context, c *claudeManaged, what string) {
+func claudeOnce(t *testing.T, ctx context.Context, c *claudeManaged, tree *managedTree, what string) {
 	t.Helper()
 	reminder := expectedReminder(t)
 	for _, st := range []managedStart{{"root", c.s.repo}, {"sub-folder", c.s.startIn(t, startSub)}} {
@@ -55,6 +58,7 @@ func claudeOnce(t *testing.T, ctx context.Context, c *claudeManaged, what string
 			kbs := c.s.kbsCalls(t)
 			sess, reqs, after := c.compact(t, ctx, st.dir)
 			n := onceAfter(t, reqs, after, reminder, c.s.kbsCalls(t)-kbs)
+			tree.kbs.onlyManagedRan(t, tree.wrapper)
 			t.Logf("%s, session in the %s: compact hooks %d, reminder %d time(s) in the first request after the summary", what, st.name, len(sess.compactHookRuns()), n)
 		})
 	}
@@ -70,7 +74,7 @@ func TestManagedSetupClaude(t *testing.T) {
 	defer cancel()
 	c, tree := claudeSetupManaged(t, ctx)
 	noNowhookInstall(t, c.s.repo, c.s.home)
-	claudeOnce(t, ctx, c, "managed install alone")
+	claudeOnce(t, ctx, c, tree, "managed install alone")
 	tree.remove(t, ctx, c.s)
 }
 
@@ -81,11 +85,11 @@ func TestManagedSetupClaudeLayers(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	defer cancel()
-	c, _ := claudeSetupManaged(t, ctx)
+	c, tree := claudeSetupManaged(t, ctx)
 	writeFile(t, filepath.Join(c.s.home, ".claude", "settings.json"), claudeUserSettings, 0o644)
 	runNowhook(t, ctx, c.s, "setup", "--scope", "user", "--yes", "--agents", "claude")
 	runNowhook(t, ctx, c.s, "setup", "--yes", "--agents", "claude")
-	claudeOnce(t, ctx, c, "managed, user and project installs")
+	claudeOnce(t, ctx, c, tree, "managed, user and project installs")
 }
 
 // codexSetupManaged is a Codex world whose managed layer is the tree
@@ -111,7 +115,7 @@ func codexSetupManaged(t *testing.T, ctx context.Context) (*codexManaged, *manag
 // once in the developer messages of the request after the compaction, kbs
 // running once. noTrust: also check that nothing in the Codex home
 // records trust after it.
-func codexOnce(t *testing.T, ctx context.Context, c *codexManaged, what string, noTrust bool) {
+func codexOnce(t *testing.T, ctx context.Context, c *codexManaged, tree *managedTree, what string, noTrust bool) {
 	t.Helper()
 	reminder := expectedReminder(t)
 	for _, st := range []managedStart{{"root", c.s.repo}, {"sub-folder", c.s.startIn(t, startSub)}} {
@@ -129,6 +133,7 @@ func codexOnce(t *testing.T, ctx context.Context, c *codexManaged, what string, 
 			if k := c.s.kbsCalls(t) - kbs; k != 1 {
 				t.Errorf("kbs ran %d times, want once", k)
 			}
+			tree.kbs.onlyManagedRan(t, tree.wrapper)
 			t.Logf("%s, codex exec in the %s: reminder %d time(s) in the request after the compaction", what, st.name, n)
 		})
 	}
@@ -164,7 +169,7 @@ func TestManagedSetupCodex(t *testing.T) {
 	if len(hl.Warnings) > 0 || len(hl.Errors) > 0 {
 		t.Errorf("hooks/list: warnings %v, errors %+v; want none", hl.Warnings, hl.Errors)
 	}
-	codexOnce(t, ctx, c, "managed install alone", true)
+	codexOnce(t, ctx, c, tree, "managed install alone", true)
 	tree.remove(t, ctx, c.s)
 }
 
@@ -176,10 +181,10 @@ func TestManagedSetupCodexLayers(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	defer cancel()
-	c, _ := codexSetupManaged(t, ctx)
+	c, tree := codexSetupManaged(t, ctx)
 	setupCodex(t, ctx, c.s, c.bin, c.env)
 	checkCodexTrustedIn(t, ctx, c.bin, c.env, c.s.repo)
-	codexOnce(t, ctx, c, "managed and project installs", false)
+	codexOnce(t, ctx, c, tree, "managed and project installs", false)
 }
 
 // geminiSetupManaged is a Gemini CLI world whose system settings are the
@@ -200,7 +205,7 @@ func geminiSetupManaged(t *testing.T, ctx context.Context) (*geminiManaged, *man
 // that makes it compress twice, and checks the reminder is once in the
 // first request after each compression and in no other request, kbs
 // running once per compression; then check(start, stderr), if set.
-func geminiTwice(t *testing.T, ctx context.Context, g *geminiManaged, what string, check func(t *testing.T, st managedStart, stderr string)) {
+func geminiTwice(t *testing.T, ctx context.Context, g *geminiManaged, tree *managedTree, what string, check func(t *testing.T, st managedStart, stderr string)) {
 	t.Helper()
 	reminder := expectedReminder(t)
 	for _, st := range []managedStart{{"root", g.s.repo}, {"sub-folder", g.s.startIn(t, startSub)}} {
@@ -236,6 +241,7 @@ func geminiTwice(t *testing.T, ctx context.Context, g *geminiManaged, what strin
 			if k := g.s.kbsCalls(t) - kbs; k != 2 {
 				t.Errorf("kbs ran %d times, want 2 (once per compression)", k)
 			}
+			tree.kbs.onlyManagedRan(t, tree.wrapper)
 			if check != nil {
 				check(t, st, res.stderr)
 			}
@@ -255,7 +261,7 @@ func TestManagedSetupGemini(t *testing.T) {
 	defer cancel()
 	g, tree := geminiSetupManaged(t, ctx)
 	noNowhookInstall(t, g.s.repo, g.s.home)
-	geminiTwice(t, ctx, g, "managed install alone", func(t *testing.T, _ managedStart, stderr string) {
+	geminiTwice(t, ctx, g, tree, "managed install alone", func(t *testing.T, _ managedStart, stderr string) {
 		if strings.Contains(stderr, "gemini-turn.sh") {
 			t.Errorf("Gemini CLI warns about the system settings' hook:\n%s", grepLines(stderr, "gemini-turn.sh"))
 		}
@@ -272,9 +278,9 @@ func TestManagedSetupGeminiLayers(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	defer cancel()
-	g, _ := geminiSetupManaged(t, ctx)
+	g, tree := geminiSetupManaged(t, ctx)
 	setupGeminiTurn(t, ctx, g.s)
-	geminiTwice(t, ctx, g, "managed and project installs", func(t *testing.T, st managedStart, stderr string) {
+	geminiTwice(t, ctx, g, tree, "managed and project installs", func(t *testing.T, st managedStart, stderr string) {
 		if runs := strings.Contains(stderr, ".gemini/hooks/kanbus-gemini-turn.sh"); runs != (st.dir == g.s.repo) {
 			t.Errorf("Gemini CLI names the project's hook in its warning: %v, want %v (it runs the project's hooks in the start folder only)\n%s", runs, st.dir == g.s.repo, stderr)
 		} else {
@@ -305,7 +311,7 @@ func qwenSetupManaged(t *testing.T, ctx context.Context) (*qwenManaged, *managed
 // qwenOnce runs hello, /compress and a follow-up in each start folder and
 // checks the reminder is once in the request after the compression, kbs
 // running once.
-func qwenOnce(t *testing.T, ctx context.Context, q *qwenManaged, what string) {
+func qwenOnce(t *testing.T, ctx context.Context, q *qwenManaged, tree *managedTree, what string) {
 	t.Helper()
 	reminder := expectedReminder(t)
 	for _, st := range []managedStart{{"root", q.s.repo}, {"sub-folder", q.s.startIn(t, startSub)}} {
@@ -314,6 +320,7 @@ func qwenOnce(t *testing.T, ctx context.Context, q *qwenManaged, what string) {
 			reqs, after := q.compress(t, ctx, st.dir)
 			k, _ := q.s.kbsRuns(t)
 			n := onceAfter(t, reqs, after, reminder, k-kbs)
+			tree.kbs.onlyManagedRan(t, tree.wrapper)
 			t.Logf("%s, session in the %s: reminder %d time(s) in the first request after /compress", what, st.name, n)
 		})
 	}
@@ -334,7 +341,7 @@ func TestManagedSetupQwen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	qwenOnce(t, ctx, q, "managed install alone")
+	qwenOnce(t, ctx, q, tree, "managed install alone")
 	if b, err := os.ReadFile(tree.at(qwenManagedFile)); err != nil || string(b) != string(written) {
 		t.Errorf("Qwen Code changed %s (%v):\nsetup wrote:\n%s\nnow:\n%s", qwenManagedFile, err, written, b)
 	}
@@ -348,14 +355,14 @@ func TestManagedSetupQwenLayers(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	defer cancel()
-	q, _ := qwenSetupManaged(t, ctx)
+	q, tree := qwenSetupManaged(t, ctx)
 	res := runCmd(t, ctx, q.s.env(nil), q.s.root, "", filepath.Join(q.s.bin, "nowhook"), "setup", "--scope", "user", "--yes", "--agents", "qwen")
 	if res.err != nil {
 		t.Fatalf("nowhook setup --scope user: %v\n%s%s", res.err, res.stdout, res.stderr)
 	}
 	t.Logf("nowhook setup --scope user --yes --agents qwen:\n%s", strings.TrimSpace(res.stdout+res.stderr))
 	setupQwen(t, ctx, q.s, q.s.repo)
-	qwenOnce(t, ctx, q, "managed, user and project installs")
+	qwenOnce(t, ctx, q, tree, "managed, user and project installs")
 }
 
 // droidOrgSettings is an organisation's own /etc/factory/settings.json:
@@ -401,7 +408,7 @@ func droidSetupManaged(t *testing.T, ctx context.Context) (*droidManaged, *manag
 // each against a new mock and HOME, and checks that the reminder and the
 // organisation hook's output are each once in the first request after the
 // summary, kbs running once.
-func droidOnce(t *testing.T, ctx context.Context, d *droidManaged, what string) {
+func droidOnce(t *testing.T, ctx context.Context, d *droidManaged, tree *managedTree, what string) {
 	t.Helper()
 	reminder := expectedReminder(t)
 	for _, st := range []managedStart{{"root", d.s.repo}, {"sub-folder", filepath.Join(d.s.repo, filepath.FromSlash(probeSub))}} {
@@ -416,6 +423,7 @@ func droidOnce(t *testing.T, ctx context.Context, d *droidManaged, what string) 
 			if k := d.s.kbsCalls(t) - kbs; k != 1 {
 				t.Errorf("kbs ran %d times, want once", k)
 			}
+			tree.kbs.onlyManagedRan(t, tree.wrapper)
 			idx := summaryAt(t, reqs)
 			t.Logf("%s, session in the %s: reminder %d time(s), the organisation's hook %d time(s) in the first request after the summary",
 				what, st.name, countIn(t, reqs[idx+1].Body, reminder), countIn(t, reqs[idx+1].Body, droidOrgMarker))
@@ -436,7 +444,7 @@ func TestManagedSetupDroid(t *testing.T) {
 	ctx := probeCtx(t)
 	d, tree := droidSetupManaged(t, ctx)
 	noNowhookInstall(t, d.s.repo, d.s.home)
-	droidOnce(t, ctx, d, "managed install alone")
+	droidOnce(t, ctx, d, tree, "managed install alone")
 	tree.remove(t, ctx, d.s)
 	b, err := os.ReadFile(tree.at(factoryManagedFile))
 	if err != nil || string(b) != droidOrgSettings {
@@ -451,7 +459,7 @@ func TestManagedSetupDroid(t *testing.T) {
 func TestManagedSetupDroidLayers(t *testing.T) {
 	t.Parallel()
 	ctx := probeCtx(t)
-	d, _ := droidSetupManaged(t, ctx)
+	d, tree := droidSetupManaged(t, ctx)
 	runNowhook(t, ctx, d.s, "setup", "--yes", "--agents", "droid=reinject")
-	droidOnce(t, ctx, d, "managed and project installs")
+	droidOnce(t, ctx, d, tree, "managed and project installs")
 }

@@ -20,8 +20,10 @@ import (
 
 // managedTree is one test's R.
 type managedTree struct {
-	root   string
-	before string // R before setup: each path, mode, size and content (hostState)
+	root    string
+	before  string    // R before setup: each path, mode, size and content (hostState)
+	wrapper string    // the client's managed wrapper, as the machine has it
+	kbs     *kbsTrace // who ran kbs
 }
 
 // newManagedTree makes an empty R in the sandbox.
@@ -40,13 +42,13 @@ func (m *managedTree) at(p string) string { return filepath.Join(m.root, filepat
 // managedRecord is the managed scope's record, as the machine has it.
 const managedRecord = "/var/lib/nowhook/managed-scope"
 
-// setup records R as it is, runs `nowhook setup --scope managed --agents
+// setup records R as it is, traces kbs (install the fake first), runs `nowhook setup --scope managed --agents
 // agent --root R --yes` and checks that it wrote file (the client's managed
 // file), script (the wrapper) and the record, logging the first two with
 // their sizes. Paths are the machine's.
 func (m *managedTree) setup(t *testing.T, ctx context.Context, s *sandbox, agent, file, script string) {
 	t.Helper()
-	m.before = hostState(t, m.root)
+	m.before, m.wrapper, m.kbs = hostState(t, m.root), script, traceKbs(t, s)
 	out := runNowhook(t, ctx, s, "setup", "--scope", "managed", "--agents", agent, "--root", m.root, "--yes")
 	for _, p := range []string{file, script, managedRecord} {
 		fi, err := os.Stat(m.at(p))
@@ -185,4 +187,71 @@ func onceAfter(t *testing.T, reqs []recordedRequest, after int, reminder string,
 		t.Errorf("kbs ran %d times in the session, want once", kbs)
 	}
 	return n
+}
+
+// kbsTrace wraps the sandbox's fake kbs so that each call also records the
+// command line of the process that ran it: nowhook's runtime, whose
+// --script names the wrapper of the hook that is printing. It shows which
+// layer's hook gave the reminder where several are installed. The shim
+// execs the fake, so the fake's parent stays the runtime.
+type kbsTrace struct {
+	log  string
+	seen int // lines read by callers so far
+}
+
+// traceKbs wraps the fake kbs now on the sandbox's PATH (install it first).
+func traceKbs(t *testing.T, s *sandbox) *kbsTrace {
+	t.Helper()
+	kbs, fake := filepath.Join(s.bin, "kbs"), filepath.Join(s.bin, "kbs-fake")
+	if err := os.Rename(kbs, fake); err != nil {
+		t.Fatal(err)
+	}
+	k := &kbsTrace{log: filepath.Join(s.root, "kbs.callers")}
+	writeFile(t, kbs, "#!/bin/sh\n# Records the command line of the process that runs kbs, then runs the fake kbs (kbsTrace).\n"+
+		"{ tr '\\0' ' ' </proc/$PPID/cmdline; echo; } >>"+shQuote(k.log)+" 2>/dev/null\nexec "+shQuote(fake)+" \"$@\"\n", 0o755)
+	return k
+}
+
+// callers returns the --script of each process that ran kbs since the last
+// call, each once, in the order of their first call ("(no --script)" for a
+// caller that named none).
+func (k *kbsTrace) callers(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(k.log)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(b) == 0 {
+		lines = nil
+	}
+	fresh := lines[k.seen:]
+	k.seen = len(lines)
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range fresh {
+		script := "(no --script)"
+		if _, after, ok := strings.Cut(l, " --script "); ok {
+			script = strings.Fields(after)[0]
+		}
+		if !seen[script] {
+			seen[script] = true
+			out = append(out, script)
+		}
+	}
+	return out
+}
+
+// onlyManagedRan checks that kbs, since the last look, was run by the
+// managed wrapper's runtime alone: the hook that printed is the managed
+// one, and the project's and user's hooks (where installed) stepped aside
+// before running kbs.
+func (k *kbsTrace) onlyManagedRan(t *testing.T, wrapper string) {
+	t.Helper()
+	got := k.callers(t)
+	if len(got) != 1 || got[0] != wrapper {
+		t.Errorf("kbs was run by the runtimes of %v, want the managed wrapper %s alone", got, wrapper)
+		return
+	}
+	t.Logf("kbs was run by the runtime of %s alone", wrapper)
 }
