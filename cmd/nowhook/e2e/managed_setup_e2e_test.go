@@ -19,9 +19,9 @@ import (
 // (for the agents that have one: claude, qwen) and its project install:
 // still exactly one reminder, which needs the project and user hooks to
 // step aside where the managed layer holds nowhook's managed hook. In
-// every session the fake kbs records which wrapper's runtime ran it
-// (kbsTrace): the managed wrapper's alone, so the reminder is the managed
-// hook's and the others stepped aside.
+// every session of a *Layers test the fake kbs records which wrapper's
+// runtime ran it (kbsTrace): the managed wrapper's alone, so the reminder
+// is the managed hook's and the others stepped aside.
 //
 // Run one client at a time: go test ./cmd/nowhook/e2e -run 'TestManagedSetupClaude' -v
 
@@ -58,7 +58,7 @@ func claudeOnce(t *testing.T, ctx context.Context, c *claudeManaged, tree *manag
 			kbs := c.s.kbsCalls(t)
 			sess, reqs, after := c.compact(t, ctx, st.dir)
 			n := onceAfter(t, reqs, after, reminder, c.s.kbsCalls(t)-kbs)
-			tree.kbs.onlyManagedRan(t, tree.wrapper)
+			tree.onlyManagedRan(t)
 			t.Logf("%s, session in the %s: compact hooks %d, reminder %d time(s) in the first request after the summary", what, st.name, len(sess.compactHookRuns()), n)
 		})
 	}
@@ -89,6 +89,7 @@ func TestManagedSetupClaudeLayers(t *testing.T) {
 	writeFile(t, filepath.Join(c.s.home, ".claude", "settings.json"), claudeUserSettings, 0o644)
 	runNowhook(t, ctx, c.s, "setup", "--scope", "user", "--yes", "--agents", "claude")
 	runNowhook(t, ctx, c.s, "setup", "--yes", "--agents", "claude")
+	tree.layered = true
 	claudeOnce(t, ctx, c, tree, "managed, user and project installs")
 }
 
@@ -133,7 +134,7 @@ func codexOnce(t *testing.T, ctx context.Context, c *codexManaged, tree *managed
 			if k := c.s.kbsCalls(t) - kbs; k != 1 {
 				t.Errorf("kbs ran %d times, want once", k)
 			}
-			tree.kbs.onlyManagedRan(t, tree.wrapper)
+			tree.onlyManagedRan(t)
 			t.Logf("%s, codex exec in the %s: reminder %d time(s) in the request after the compaction", what, st.name, n)
 		})
 	}
@@ -184,6 +185,7 @@ func TestManagedSetupCodexLayers(t *testing.T) {
 	c, tree := codexSetupManaged(t, ctx)
 	setupCodex(t, ctx, c.s, c.bin, c.env)
 	checkCodexTrustedIn(t, ctx, c.bin, c.env, c.s.repo)
+	tree.layered = true
 	codexOnce(t, ctx, c, tree, "managed and project installs", false)
 }
 
@@ -241,7 +243,7 @@ func geminiTwice(t *testing.T, ctx context.Context, g *geminiManaged, tree *mana
 			if k := g.s.kbsCalls(t) - kbs; k != 2 {
 				t.Errorf("kbs ran %d times, want 2 (once per compression)", k)
 			}
-			tree.kbs.onlyManagedRan(t, tree.wrapper)
+			tree.onlyManagedRan(t)
 			if check != nil {
 				check(t, st, res.stderr)
 			}
@@ -280,6 +282,7 @@ func TestManagedSetupGeminiLayers(t *testing.T) {
 	defer cancel()
 	g, tree := geminiSetupManaged(t, ctx)
 	setupGeminiTurn(t, ctx, g.s)
+	tree.layered = true
 	geminiTwice(t, ctx, g, tree, "managed and project installs", func(t *testing.T, st managedStart, stderr string) {
 		if runs := strings.Contains(stderr, ".gemini/hooks/kanbus-gemini-turn.sh"); runs != (st.dir == g.s.repo) {
 			t.Errorf("Gemini CLI names the project's hook in its warning: %v, want %v (it runs the project's hooks in the start folder only)\n%s", runs, st.dir == g.s.repo, stderr)
@@ -320,7 +323,7 @@ func qwenOnce(t *testing.T, ctx context.Context, q *qwenManaged, tree *managedTr
 			reqs, after := q.compress(t, ctx, st.dir)
 			k, _ := q.s.kbsRuns(t)
 			n := onceAfter(t, reqs, after, reminder, k-kbs)
-			tree.kbs.onlyManagedRan(t, tree.wrapper)
+			tree.onlyManagedRan(t)
 			t.Logf("%s, session in the %s: reminder %d time(s) in the first request after /compress", what, st.name, n)
 		})
 	}
@@ -362,6 +365,7 @@ func TestManagedSetupQwenLayers(t *testing.T) {
 	}
 	t.Logf("nowhook setup --scope user --yes --agents qwen:\n%s", strings.TrimSpace(res.stdout+res.stderr))
 	setupQwen(t, ctx, q.s, q.s.repo)
+	tree.layered = true
 	qwenOnce(t, ctx, q, tree, "managed, user and project installs")
 }
 
@@ -423,7 +427,7 @@ func droidOnce(t *testing.T, ctx context.Context, d *droidManaged, tree *managed
 			if k := d.s.kbsCalls(t) - kbs; k != 1 {
 				t.Errorf("kbs ran %d times, want once", k)
 			}
-			tree.kbs.onlyManagedRan(t, tree.wrapper)
+			tree.onlyManagedRan(t)
 			idx := summaryAt(t, reqs)
 			t.Logf("%s, session in the %s: reminder %d time(s), the organisation's hook %d time(s) in the first request after the summary",
 				what, st.name, countIn(t, reqs[idx+1].Body, reminder), countIn(t, reqs[idx+1].Body, droidOrgMarker))
@@ -461,5 +465,6 @@ func TestManagedSetupDroidLayers(t *testing.T) {
 	ctx := probeCtx(t)
 	d, tree := droidSetupManaged(t, ctx)
 	runNowhook(t, ctx, d.s, "setup", "--yes", "--agents", "droid=reinject")
+	tree.layered = true
 	droidOnce(t, ctx, d, tree, "managed and project installs")
 }
