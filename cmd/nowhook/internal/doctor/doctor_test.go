@@ -946,3 +946,27 @@ func TestJudgeCallsQuickRun(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeManagedStepsAside: on a machine whose managed layer runs
+// nowhook's hook for the agent, the project's hook prints nothing and
+// never starts kbs in a real session (it steps aside, the managed one
+// prints): doctor's run of it that does so is fine, not a warning; without
+// the managed hook the same run is a warning.
+func TestJudgeManagedStepsAside(t *testing.T) {
+	p, _ := agentpkg.Lookup("claude")
+	a := &agent{p: p}
+	run := liveRun{scenario: scenario{name: "your kbs"}, res: procResult{exit: 0}}
+	for _, managed := range []bool{true, false} {
+		var v verdict
+		job := &liveJob{a: a, managed: managed}
+		v.judgeOutput(job, run, 2)
+		v.judgeCalls(job, run, true)
+		want := Warn
+		if managed {
+			want = OK
+		}
+		if v.sev != want {
+			t.Errorf("managed %v: a run that printed nothing and called no kbs is %s %q, want %s", managed, v.sev, v.notes, want)
+		}
+	}
+}

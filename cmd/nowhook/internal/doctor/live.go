@@ -50,6 +50,11 @@ type liveJob struct {
 	// that the wrapper gives up on a hanging kbs, and the file checks that
 	// it is nowhook's, unchanged, with budget.
 	probe time.Duration
+	// managed: the agent's managed layer runs nowhook's hook, so in a
+	// real session this hook steps aside and prints nothing (the runtime
+	// tells its client by the session's variables, which a run of
+	// doctor's may or may not carry).
+	managed bool
 	// notRun says why the hook was not run (a script that is not
 	// nowhook's, outside --live; a matcher that never selects compact).
 	// Its runs are d.ranFor(job).
@@ -197,7 +202,7 @@ func (d *doctor) startLive(ctx context.Context, a *agent, s *ourSpec, budget tim
 	if !ok {
 		return
 	}
-	job := &liveJob{a: a, h: h, budget: budget}
+	job := &liveJob{a: a, h: h, budget: budget, managed: d.managedOf(a.p).runs()}
 	if b, ok := diag.ScriptBudget(filepath.Join(d.root, s.script)); ok {
 		job.budget, job.ownBudget = b, true
 	}

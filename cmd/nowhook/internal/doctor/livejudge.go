@@ -214,6 +214,8 @@ func (v *verdict) judgeOutput(job *liveJob, r liveRun, items int) {
 		}
 	}
 	switch {
+	case len(out) == 0 && job.managed:
+		v.note(OK, "printed nothing: nowhook's managed hook prints the reminder here, and this one steps aside ("+job.a.p.Name+".managed)")
 	case len(out) == 0 && r.scenario.fake == "" && items > 0 && res.exit == 0:
 		v.note(Warn, fmt.Sprintf("printed nothing although kbs lists %s", diag.Plural(items, "item")))
 		v.debug = true
@@ -241,6 +243,8 @@ func (v *verdict) judgeCalls(job *liveJob, r liveRun, kanbus bool) {
 	switch {
 	case r.calls == 0 && !kanbus:
 		v.note(OK, "kbs not called: no .kanbus.yml")
+	case r.calls == 0 && job.managed:
+		v.note(OK, "kbs not called: the managed hook calls it")
 	case r.calls == 0 && job.probe > 0 && r.res.elapsed >= job.probe:
 		v.note(Info, "kbs not called within the probe budget")
 		v.recheck = true
