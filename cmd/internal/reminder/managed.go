@@ -155,3 +155,24 @@ func (l *managedLayer) managedFiles(getenv func(string) string, root string) []s
 	}
 	return files
 }
+
+// ManagedFiles are, for the managed wrapper named wrapper ("claude.sh"),
+// the absolute paths of the managed files the runtime reads for its
+// client (a drop-in folder as "DIR/*.json"), and nil for a name that is
+// no client's. The installer's table (cmd/nowhook/internal/agent) must
+// write where these look: a test there holds the two together.
+func ManagedFiles(wrapper string) (dir string, files []string) {
+	for _, l := range []*managedLayer{managedClaude, managedCodex, managedGemini, managedQwen, managedDroid} {
+		if l.wrapper != wrapper {
+			continue
+		}
+		for _, f := range l.files {
+			files = append(files, "/"+f)
+		}
+		if l.dropIns != "" {
+			files = append(files, "/"+l.dropIns+"/*.json")
+		}
+		return "/" + managedDir, files
+	}
+	return "", nil
+}
