@@ -970,3 +970,20 @@ func TestJudgeManagedStepsAside(t *testing.T) {
 		}
 	}
 }
+
+// TestUserRunStepsAsideForManaged: a run of the user-scope hook in a
+// sub-folder of a Kanbus project that prints nothing and starts no kbs is
+// a problem, unless the agent's managed layer runs nowhook's hook (either):
+// then the user hook steps aside in a real session, and that is right.
+func TestUserRunStepsAsideForManaged(t *testing.T) {
+	quiet := liveRun{res: procResult{exit: 0}}
+	if p := userRunProblem("in a sub-folder", "", false, quiet, time.Second); p == "" {
+		t.Error("without a managed hook, a run that printed no reminder is fine; want a problem")
+	}
+	if p := userRunProblem("in a sub-folder", "", true, quiet, time.Second); p != "" {
+		t.Errorf("with the managed hook, a run that stepped aside is %q; want fine", p)
+	}
+	if p := userRunProblem("in a sub-folder", "", true, liveRun{res: procResult{exit: 3}}, time.Second); p == "" {
+		t.Error("with the managed hook, a run that exits 3 is fine; want a problem")
+	}
+}

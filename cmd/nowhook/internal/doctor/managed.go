@@ -445,7 +445,7 @@ func (d *doctor) managedLive(ctx context.Context, a *agent, h diag.Handler, budg
 		if err == nil {
 			lr = r.wait()
 		}
-		if problem := userRunProblem(run.label, run.want, lr, limit); problem != "" {
+		if problem := userRunProblem(run.label, run.want, false, lr, limit); problem != "" {
 			bad = append(bad, problem)
 		}
 	}
