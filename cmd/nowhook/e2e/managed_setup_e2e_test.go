@@ -23,7 +23,7 @@ import (
 // runtime ran it (kbsTrace): the managed wrapper's alone, so the reminder
 // is the managed hook's and the others stepped aside.
 //
-// Run one client at a time: go test ./cmd/nowhook/e2e -run 'TestManagedSetupClaude' -v
+// Run one client at a time: go test ./cmd/nowhook/e2e -run 'TestClaudeManagedSetup' -v
 
 // The managed files and wrappers setup writes, as the machine has them.
 const (
@@ -64,11 +64,11 @@ func claudeOnce(t *testing.T, ctx context.Context, c *claudeManaged, tree *manag
 	}
 }
 
-// TestManagedSetupClaude: with the drop-in and wrapper nowhook's setup
+// TestClaudeManagedSetup: with the drop-in and wrapper nowhook's setup
 // --scope managed --agents claude wrote, and no project or user install,
 // Claude Code gets the reminder once after /compact at the root and in a
 // sub-folder; remove --scope managed gives the tree back.
-func TestManagedSetupClaude(t *testing.T) {
+func TestClaudeManagedSetup(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	defer cancel()
@@ -78,10 +78,10 @@ func TestManagedSetupClaude(t *testing.T) {
 	tree.remove(t, ctx, c.s)
 }
 
-// TestManagedSetupClaudeLayers: nowhook's managed, user and project
+// TestClaudeManagedSetupLayers: nowhook's managed, user and project
 // installs together give Claude Code the reminder once, at the root and
 // in a sub-folder.
-func TestManagedSetupClaudeLayers(t *testing.T) {
+func TestClaudeManagedSetupLayers(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	defer cancel()
@@ -140,13 +140,13 @@ func codexOnce(t *testing.T, ctx context.Context, c *codexManaged, tree *managed
 	}
 }
 
-// TestManagedSetupCodex: the hooks.json and wrapper nowhook's setup
+// TestCodexManagedSetup: the hooks.json and wrapper nowhook's setup
 // --scope managed --agents codex wrote are listed by Codex's app-server as
 // a managed hook (source system, trust "managed", enabled), and `codex
 // exec`, with no trust recorded anywhere and no trust flag, gets the
 // reminder once after its compaction at the root and in a sub-folder;
 // remove --scope managed gives the tree back.
-func TestManagedSetupCodex(t *testing.T) {
+func TestCodexManagedSetup(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	defer cancel()
@@ -174,11 +174,11 @@ func TestManagedSetupCodex(t *testing.T) {
 	tree.remove(t, ctx, c.s)
 }
 
-// TestManagedSetupCodexLayers: nowhook's managed install and its project
+// TestCodexManagedSetupLayers: nowhook's managed install and its project
 // install (setup --trust-codex, so that Codex runs the project hook; Codex
 // has no user scope in nowhook) give `codex exec` the reminder once, at
 // the root and in a sub-folder.
-func TestManagedSetupCodexLayers(t *testing.T) {
+func TestCodexManagedSetupLayers(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	defer cancel()
@@ -252,12 +252,12 @@ func geminiTwice(t *testing.T, ctx context.Context, g *geminiManaged, tree *mana
 	}
 }
 
-// TestManagedSetupGemini: with the system settings and BeforeModel script
+// TestGeminiManagedSetup: with the system settings and BeforeModel script
 // nowhook's setup --scope managed --agents gemini wrote, and no project or
 // user hook, Gemini CLI gets the reminder once in the first request after
 // each of two compressions, at the root and in a sub-folder, and does not
 // warn about the hook; remove --scope managed gives the tree back.
-func TestManagedSetupGemini(t *testing.T) {
+func TestGeminiManagedSetup(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	defer cancel()
@@ -271,12 +271,12 @@ func TestManagedSetupGemini(t *testing.T) {
 	tree.remove(t, ctx, g.s)
 }
 
-// TestManagedSetupGeminiLayers: nowhook's managed install and its project
+// TestGeminiManagedSetupLayers: nowhook's managed install and its project
 // install (gemini=reinject; Gemini CLI has no user scope in nowhook) give
 // the reminder once after each compression, at the root (where Gemini
 // runs the project's hook too: it warns about each project hook it runs)
 // and in a sub-folder (where it does not).
-func TestManagedSetupGeminiLayers(t *testing.T) {
+func TestGeminiManagedSetupLayers(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	defer cancel()
@@ -329,12 +329,12 @@ func qwenOnce(t *testing.T, ctx context.Context, q *qwenManaged, tree *managedTr
 	}
 }
 
-// TestManagedSetupQwen: with the system settings and wrapper nowhook's
+// TestQwenManagedSetup: with the system settings and wrapper nowhook's
 // setup --scope managed --agents qwen wrote, and no project or user hook,
 // Qwen Code gets the reminder once after /compress at the root and in a
 // sub-folder; Qwen leaves the file as setup wrote it, and remove --scope
 // managed gives the tree back.
-func TestManagedSetupQwen(t *testing.T) {
+func TestQwenManagedSetup(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	defer cancel()
@@ -351,10 +351,10 @@ func TestManagedSetupQwen(t *testing.T) {
 	tree.remove(t, ctx, q.s)
 }
 
-// TestManagedSetupQwenLayers: nowhook's managed, user and project
+// TestQwenManagedSetupLayers: nowhook's managed, user and project
 // installs together give Qwen Code the reminder once after /compress, at
 // the root and in a sub-folder.
-func TestManagedSetupQwenLayers(t *testing.T) {
+func TestQwenManagedSetupLayers(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	defer cancel()
@@ -435,7 +435,7 @@ func droidOnce(t *testing.T, ctx context.Context, d *droidManaged, tree *managed
 	}
 }
 
-// TestManagedSetupDroid: setup --scope managed --agents droid refuses
+// TestDroidManagedSetup: setup --scope managed --agents droid refuses
 // where /etc/factory/settings.json does not exist; where the organisation
 // keeps one (a setting and its own compact hook), setup merges nowhook's
 // hook into it, and with no project or user install Factory Droid gets the
@@ -443,7 +443,7 @@ func droidOnce(t *testing.T, ctx context.Context, d *droidManaged, tree *managed
 // once, at the root and in a sub-folder; remove --scope managed gives the
 // organisation's file back byte for byte (and its mode), and the tree as
 // it was.
-func TestManagedSetupDroid(t *testing.T) {
+func TestDroidManagedSetup(t *testing.T) {
 	t.Parallel()
 	ctx := probeCtx(t)
 	d, tree := droidSetupManaged(t, ctx)
@@ -456,11 +456,11 @@ func TestManagedSetupDroid(t *testing.T) {
 	}
 }
 
-// TestManagedSetupDroidLayers: nowhook's managed install and its project
+// TestDroidManagedSetupLayers: nowhook's managed install and its project
 // install (droid=reinject; Droid has no user scope in nowhook) give
 // Factory Droid the reminder once after /compact, at the root and in a
 // sub-folder.
-func TestManagedSetupDroidLayers(t *testing.T) {
+func TestDroidManagedSetupLayers(t *testing.T) {
 	t.Parallel()
 	ctx := probeCtx(t)
 	d, tree := droidSetupManaged(t, ctx)
