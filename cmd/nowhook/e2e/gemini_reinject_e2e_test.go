@@ -77,6 +77,32 @@ func geminiTwoCompressions(t *testing.T, mode kbsMode, continues int) (*sandbox,
 	return s, runGeminiMulti(t, ctx, s, m, bin, env)
 }
 
+// onceAfterEachCompression checks that of Gemini CLI's requests (a session
+// that compressed twice) the first after each compression holds reminder
+// once and every other request none, and returns its count in each first.
+func onceAfterEachCompression(t *testing.T, reqs []recordedRequest, reminder string) []int {
+	t.Helper()
+	first, _ := geminiFirstTurns(t, reqs)
+	if len(first) != 2 {
+		t.Fatalf("Gemini CLI compressed %d times, want 2", len(first))
+	}
+	var got []int
+	for i, r := range reqs {
+		want := 0
+		if i == first[0] || i == first[1] {
+			want = 1
+		}
+		n := countIn(t, r.Body, reminder)
+		if n != want {
+			t.Errorf("request %d (%s) has the reminder %d times, want %d", i, r.Kind, n, want)
+		}
+		if want == 1 {
+			got = append(got, n)
+		}
+	}
+	return got
+}
+
 // geminiFirstTurns returns, for each compression (a summary request), the
 // index of the first turn request after it; and the indexes of all turns.
 func geminiFirstTurns(t *testing.T, reqs []recordedRequest) (first, turns []int) {

@@ -84,20 +84,7 @@ func TestGeminiManagedReminder(t *testing.T) {
 	m := newGeminiMultiMock(t, 2, 0)
 	res := g.run(t, ctx, m)
 	reqs := m.Requests()
-	first, _ := geminiFirstTurns(t, reqs)
-	if len(first) != 2 {
-		t.Fatalf("Gemini CLI compressed %d times, want 2", len(first))
-	}
-	reminder := expectedReminder(t)
-	for i, r := range reqs {
-		want := 0
-		if i == first[0] || i == first[1] {
-			want = 1
-		}
-		if n := countIn(t, r.Body, reminder); n != want {
-			t.Errorf("request %d (%s) has the reminder %d times, want %d", i, r.Kind, n, want)
-		}
-	}
+	onceAfterEachCompression(t, reqs, expectedReminder(t))
 	if k := g.s.kbsCalls(t); k != 2 {
 		t.Errorf("kbs ran %d times, want 2 (once per compression)", k)
 	}

@@ -222,24 +222,7 @@ func geminiTwice(t *testing.T, ctx context.Context, g *geminiManaged, tree *mana
 			if res.err != nil || !strings.Contains(res.stdout, "from the mock.") {
 				t.Fatalf("gemini -p: %v\nstdout:\n%s\nstderr:\n%s", res.err, res.stdout, res.stderr)
 			}
-			first, _ := geminiFirstTurns(t, reqs)
-			if len(first) != 2 {
-				t.Fatalf("Gemini CLI compressed %d times, want 2", len(first))
-			}
-			var got []int
-			for i, r := range reqs {
-				want := 0
-				if i == first[0] || i == first[1] {
-					want = 1
-				}
-				n := countIn(t, r.Body, reminder)
-				if n != want {
-					t.Errorf("request %d (%s) has the reminder %d times, want %d", i, r.Kind, n, want)
-				}
-				if want == 1 {
-					got = append(got, n)
-				}
-			}
+			got := onceAfterEachCompression(t, reqs, reminder)
 			if k := g.s.kbsCalls(t) - kbs; k != 2 {
 				t.Errorf("kbs ran %d times, want 2 (once per compression)", k)
 			}

@@ -106,15 +106,7 @@ func underRoot(root, p string) string { return filepath.Join(root, filepath.From
 
 // ManagedRefusal is why the agent has no --scope managed, or "".
 func (a *Agent) ManagedRefusal() string {
-	switch {
-	case a.Scope.Managed != nil:
-		return ""
-	case a.Scope.ManagedRefused != "":
-		return a.Scope.ManagedRefused
-	case a.OnDemandOnly() != "":
-		return "it has no hook that could print the reminder (" + a.OnDemandOnly() + ")"
-	}
-	return "nowhook has no managed install for it (docs/platforms.md lists the clients with a managed channel)"
+	return a.scopeRefusal(a.Scope.Managed != nil, a.Scope.ManagedRefused, "nowhook has no managed install for it (docs/platforms.md lists the clients with a managed channel)")
 }
 
 // AtManagedScope is the agent as setup --scope managed and remove --scope
@@ -122,23 +114,8 @@ func (a *Agent) ManagedRefusal() string {
 // tree under root. It has no checkpoint, no trust step and no Markdown
 // block (those are per repository).
 func (a *Agent) AtManagedScope(root string) *Agent {
-	m := a.Scope.Managed
-	return &Agent{
-		Name:    a.Name,
-		Title:   a.Title,
-		Default: Reinject,
-		Modes:   []ModeSpec{{Mode: Reinject, Words: "re-inject in every session on this machine, from the managed layer", Artifacts: m.Artifacts(root)}},
-		Hooks:   a.Hooks,
-		Scope:   a.Scope,
-	}
+	return a.atScope("re-inject in every session on this machine, from the managed layer", a.Scope.Managed.Artifacts(root))
 }
 
 // ManagedHook is the hook entry of the managed install under root.
-func (a *Agent) ManagedHook(root string) *HookEntry {
-	for _, art := range a.Scope.Managed.Artifacts(root) {
-		if h, ok := art.(*HookEntry); ok {
-			return h
-		}
-	}
-	return nil
-}
+func (a *Agent) ManagedHook(root string) *HookEntry { return hookIn(a.Scope.Managed.Artifacts(root)) }

@@ -78,15 +78,22 @@ const DeferVar = "NOWHOOK_DEFER"
 
 // UserRefusal is why the agent has no --scope user, or "".
 func (a *Agent) UserRefusal() string {
+	return a.scopeRefusal(a.Scope.User != nil, a.Scope.Refused, "nowhook has no user-level install for it")
+}
+
+// scopeRefusal is why the agent has no install in a scope outside the
+// repository, or "" where it has one (installed): the agent's own reason
+// (refused), else that it has no hook, else none.
+func (a *Agent) scopeRefusal(installed bool, refused, none string) string {
 	switch {
-	case a.Scope.User != nil:
+	case installed:
 		return ""
-	case a.Scope.Refused != "":
-		return a.Scope.Refused
+	case refused != "":
+		return refused
 	case a.OnDemandOnly() != "":
 		return "it has no hook that could print the reminder (" + a.OnDemandOnly() + ")"
 	}
-	return "nowhook has no user-level install for it"
+	return none
 }
 
 // Dir is the user folder as people write it: "${CLAUDE_CONFIG_DIR:-~/.claude}".
@@ -163,12 +170,17 @@ func (u *UserScope) Artifacts(dir string) []Artifact {
 // dir. It has no checkpoint, no trust step and no Markdown block (those
 // are per repository).
 func (a *Agent) AtUserScope(dir string) *Agent {
-	u := a.Scope.User
+	return a.atScope("re-inject in every session on this machine", a.Scope.User.Artifacts(dir))
+}
+
+// atScope is the agent with one mode, reinject, in words, owning arts:
+// its install in a scope outside the repository.
+func (a *Agent) atScope(words string, arts []Artifact) *Agent {
 	return &Agent{
 		Name:    a.Name,
 		Title:   a.Title,
 		Default: Reinject,
-		Modes:   []ModeSpec{{Mode: Reinject, Words: "re-inject in every session on this machine", Artifacts: u.Artifacts(dir)}},
+		Modes:   []ModeSpec{{Mode: Reinject, Words: words, Artifacts: arts}},
 		Hooks:   a.Hooks,
 		Scope:   a.Scope,
 	}
@@ -211,8 +223,11 @@ func parseScopeAgents(list string, has func(*Agent) bool) ([]Choice, error) {
 }
 
 // UserHook is the hook entry of the user-scope install in folder dir.
-func (a *Agent) UserHook(dir string) *HookEntry {
-	for _, art := range a.Scope.User.Artifacts(dir) {
+func (a *Agent) UserHook(dir string) *HookEntry { return hookIn(a.Scope.User.Artifacts(dir)) }
+
+// hookIn is the hook entry among arts, nil where there is none.
+func hookIn(arts []Artifact) *HookEntry {
+	for _, art := range arts {
 		if h, ok := art.(*HookEntry); ok {
 			return h
 		}

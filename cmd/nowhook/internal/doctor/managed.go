@@ -277,7 +277,7 @@ func RunManaged(ctx context.Context, o Options) Report {
 	if d.onMachine() && runtime.GOOS != "linux" {
 		// setup --scope managed refuses here too (install/managed.go).
 		f := Finding{Severity: Info,
-			Message: "the managed paths nowhook knows (/etc/claude-code, /etc/codex, ...) are Linux's, and this is " + runtime.GOOS + ": the clients read their managed settings elsewhere here (docs/platforms.md, \"Managed channels\"), which doctor does not check; nowhook doctor --scope managed --root DIR checks a tree built with setup --scope managed --root DIR"}
+			Message: "the managed paths nowhook knows (" + strings.Join(systemFolders(), ", ") + ") are Linux's, and this is " + runtime.GOOS + ": the clients read their managed settings elsewhere here (docs/platforms.md, \"Managed channels\"), which doctor does not check; nowhook doctor --scope managed --root DIR checks a tree built with setup --scope managed --root DIR"}
 		return Report{Findings: d.run(checkFunc{"managed", func(*doctor, *agent) []Finding { return []Finding{f} }}, nil, "managed"), Worst: Info}
 	}
 	add := func(c check, p *agentpkg.Agent) {
@@ -416,7 +416,7 @@ func (d *doctor) managedLive(ctx context.Context, a *agent, h diag.Handler, budg
 		f.Severity, f.Message = Info, "the live runs were skipped: cannot make a temporary directory: "+err.Error()
 		return f
 	}
-	outside, sub, err := managedFolders(filepath.Join(tmp, "managed-"+a.p.Name))
+	outside, sub, err := hookFolders(filepath.Join(tmp, "managed-"+a.p.Name))
 	if err != nil {
 		f.Severity, f.Message = Info, "the live runs were skipped: cannot write their folders: "+err.Error()
 		return f
@@ -428,27 +428,10 @@ func (d *doctor) managedLive(ctx context.Context, a *agent, h diag.Handler, budg
 		where = " (with " + tree + " for " + agentpkg.ManagedDir + ")"
 	}
 	limit := d.runLimit(budget)
-	var bad []string
-	for _, run := range []struct{ dir, label, want string }{
-		{outside, "outside a Kanbus project", "no Kanbus project"},
-		{sub, "in a sub-folder of a Kanbus project", ""},
-	} {
-		var env []string
-		if k := a.p.Hooks.ProjectDirEnv; k != "" {
-			env = append(env, k+"="+run.dir)
-		}
-		r, err := d.startHook(ctx, hookRun{of: a, a: a, command: command, dir: run.dir,
-			payload:  compactPayload(run.dir),
-			scenario: scenario{name: run.label, fake: listingKbs},
-			env:      env, limit: limit})
-		lr := liveRun{res: procResult{startErr: err}}
-		if err == nil {
-			lr = r.wait()
-		}
-		if problem := userRunProblem(run.label, run.want, false, lr, limit); problem != "" {
-			bad = append(bad, problem)
-		}
-	}
+	bad := d.runInFolders(ctx, a, command, limit, []folderRun{
+		{outside, "outside a Kanbus project", "no Kanbus project", false},
+		{sub, "in a sub-folder of a Kanbus project", "", false},
+	})
 	if len(bad) > 0 {
 		f.Severity = Error
 		f.Message = "the managed hook" + where + ", run with a fake kbs that lists two issues: " + strings.Join(bad, "; ")
@@ -457,27 +440,6 @@ func (d *doctor) managedLive(ctx context.Context, a *agent, h diag.Handler, budg
 	}
 	f.Message = "the managed hook" + where + ", run with a fake kbs that lists two issues: outside a Kanbus project it printed nothing and started no kbs; in a sub-folder of one it printed the reminder"
 	return f
-}
-
-// managedFolders writes, under tmp, the folders the managed hook runs in:
-// one outside any Kanbus project, and a sub-folder of a Kanbus project.
-func managedFolders(tmp string) (outside, sub string, err error) {
-	outside = filepath.Join(tmp, "outside")
-	proj := filepath.Join(tmp, "project")
-	sub = filepath.Join(proj, "sub", "deeper")
-	for _, f := range []struct{ path, content string }{
-		{filepath.Join(outside, ".git", "HEAD"), "ref: refs/heads/main\n"},
-		{filepath.Join(proj, ".git", "HEAD"), "ref: refs/heads/main\n"},
-		{filepath.Join(proj, ".kanbus.yml"), "project_key: doctor\n"},
-	} {
-		if err = os.MkdirAll(filepath.Dir(f.path), 0o755); err == nil {
-			err = os.WriteFile(f.path, []byte(f.content), 0o644)
-		}
-		if err != nil {
-			return "", "", err
-		}
-	}
-	return outside, sub, os.MkdirAll(sub, 0o755)
 }
 
 // recordRow says whether the managed scope's record lists the managed
@@ -506,4 +468,16 @@ func (d *doctor) recordRow(p *agentpkg.Agent, m *managedInstall) Finding {
 		f.Message = record + " lists " + m.file + " and " + m.script + ", which remove --scope managed takes back"
 	}
 	return f
+}
+
+// systemFolders are the managed folders of the agents that have one, as
+// the machine has them.
+func systemFolders() []string {
+	var out []string
+	for _, p := range agentpkg.All {
+		if m := p.Scope.Managed; m != nil {
+			out = append(out, m.Folder)
+		}
+	}
+	return out
 }

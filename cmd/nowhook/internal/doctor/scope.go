@@ -291,28 +291,11 @@ func (d *doctor) userLive(ctx context.Context, a *agent, h diag.Handler, budget 
 	// every variable of a real session, may print or step aside: either
 	// is right.
 	managed := d.managedOf(a.p).runs()
-	var bad []string
-	for _, run := range []struct {
-		dir, label, want string // want: why it should print nothing ("": the reminder)
-	}{
-		{outside, "outside a Kanbus project", "no Kanbus project"},
-		{sub, "in a sub-folder of a Kanbus project", ""},
-		{both, "at the root of a project with its own nowhook hook", "the project's hook prints the reminder there; without nowhook on PATH the python3 fallback does not step aside"},
-	} {
-		// One run at a time: the three share the session id.
-		r, err := d.startHook(ctx, hookRun{of: a, a: a, command: h.Command, dir: run.dir,
-			payload:  compactPayload(run.dir),
-			scenario: scenario{name: run.label, fake: listingKbs},
-			env:      []string{a.p.Hooks.ProjectDirEnv + "=" + run.dir},
-			limit:    limit})
-		lr := liveRun{res: procResult{startErr: err}}
-		if err == nil {
-			lr = r.wait()
-		}
-		if problem := userRunProblem(run.label, run.want, managed && run.want == "", lr, limit); problem != "" {
-			bad = append(bad, problem)
-		}
-	}
+	bad := d.runInFolders(ctx, a, h.Command, limit, []folderRun{
+		{outside, "outside a Kanbus project", "no Kanbus project", false},
+		{sub, "in a sub-folder of a Kanbus project", "", managed},
+		{both, "at the root of a project with its own nowhook hook", "the project's hook prints the reminder there; without nowhook on PATH the python3 fallback does not step aside", false},
+	})
 	if len(bad) > 0 {
 		f.Severity = Error
 		f.Message = "the user-scope hook, run with a fake kbs that lists two issues: " + strings.Join(bad, "; ")
@@ -328,28 +311,80 @@ func (d *doctor) userLive(ctx context.Context, a *agent, h diag.Handler, budget 
 // the root of a Kanbus project with its own hook of nowhook's (the files
 // u.Defer names).
 func userFolders(tmp string, u *agentpkg.UserScope) (outside, sub, both string, err error) {
-	outside = filepath.Join(tmp, "outside")
-	proj := filepath.Join(tmp, "project")
-	sub = filepath.Join(proj, "sub", "deeper")
+	if outside, sub, err = hookFolders(tmp); err != nil {
+		return "", "", "", err
+	}
 	both = filepath.Join(tmp, "both")
 	mk := func(path, content string, mode os.FileMode) {
 		if err == nil {
 			err = os.MkdirAll(filepath.Dir(path), 0o755)
 		}
-		if err == nil && content != "-" {
+		if err == nil {
 			err = os.WriteFile(path, []byte(content), mode)
 		}
 	}
-	mk(filepath.Join(tmp, "x"), "-", 0)
-	mk(filepath.Join(outside, ".git", "x"), "-", 0)
-	mk(filepath.Join(proj, ".git", "HEAD"), "ref: refs/heads/main\n", 0o644)
-	mk(filepath.Join(proj, ".kanbus.yml"), "project_key: doctor\n", 0o644)
-	mk(filepath.Join(sub, "x"), "-", 0)
 	mk(filepath.Join(both, ".git", "HEAD"), "ref: refs/heads/main\n", 0o644)
 	mk(filepath.Join(both, ".kanbus.yml"), "project_key: doctor\n", 0o644)
 	mk(filepath.Join(both, filepath.FromSlash(u.Defer[0])), "#!/bin/sh\n", 0o755)
 	mk(filepath.Join(both, filepath.FromSlash(u.Defer[1])), `{"hooks": {"SessionStart": [{"matcher": "compact", "hooks": [{"type": "command", "command": "`+u.Defer[0]+`"}]}]}}`+"\n", 0o644)
 	return outside, sub, both, err
+}
+
+// hookFolders writes, under tmp, two folders doctor runs a hook in that
+// needs no repository (the user scope's, the managed scope's): one outside
+// any Kanbus project, and a sub-folder of a Kanbus project.
+func hookFolders(tmp string) (outside, sub string, err error) {
+	outside = filepath.Join(tmp, "outside")
+	proj := filepath.Join(tmp, "project")
+	sub = filepath.Join(proj, "sub", "deeper")
+	for _, f := range []struct{ path, content string }{
+		{filepath.Join(outside, ".git", "HEAD"), "ref: refs/heads/main\n"},
+		{filepath.Join(proj, ".git", "HEAD"), "ref: refs/heads/main\n"},
+		{filepath.Join(proj, ".kanbus.yml"), "project_key: doctor\n"},
+	} {
+		if err = os.MkdirAll(filepath.Dir(f.path), 0o755); err == nil {
+			err = os.WriteFile(f.path, []byte(f.content), 0o644)
+		}
+		if err != nil {
+			return "", "", err
+		}
+	}
+	return outside, sub, os.MkdirAll(sub, 0o755)
+}
+
+// folderRun is one of doctor's runs of a hook that needs no repository,
+// in a folder of its own (hookFolders): want says why it should print
+// nothing ("": the reminder); either: printing nothing and starting no
+// kbs is right too.
+type folderRun struct {
+	dir, label, want string
+	either           bool
+}
+
+// runInFolders runs command in each folder of runs, one at a time (the
+// runs share the session id), with a fake kbs that lists two issues and
+// the agent's project variable naming the folder, and says what is wrong
+// with each run that is wrong.
+func (d *doctor) runInFolders(ctx context.Context, a *agent, command string, limit time.Duration, runs []folderRun) []string {
+	var bad []string
+	for _, run := range runs {
+		var env []string
+		if k := a.p.Hooks.ProjectDirEnv; k != "" {
+			env = append(env, k+"="+run.dir)
+		}
+		r, err := d.startHook(ctx, hookRun{of: a, a: a, command: command, dir: run.dir,
+			payload:  compactPayload(run.dir),
+			scenario: scenario{name: run.label, fake: listingKbs},
+			env:      env, limit: limit})
+		lr := liveRun{res: procResult{startErr: err}}
+		if err == nil {
+			lr = r.wait()
+		}
+		if problem := userRunProblem(run.label, run.want, run.either, lr, limit); problem != "" {
+			bad = append(bad, problem)
+		}
+	}
+	return bad
 }
 
 // userRunProblem says what is wrong with a run of the user-scope hook

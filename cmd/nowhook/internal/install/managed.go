@@ -27,10 +27,11 @@ func managedScope(root string) *Scope {
 	if !onMachine {
 		where = "the managed tree under " + root
 	}
+	serves := func(a *agent.Agent) bool { return a.Scope.Managed != nil }
 	return &Scope{
 		Name:        "managed",
 		ParseAgents: agent.ParseManagedAgents,
-		Serves:      func(a *agent.Agent) bool { return a.Scope.Managed != nil },
+		Serves:      serves,
 		Folder: func(a *agent.Agent) (string, error) {
 			if onMachine && runtime.GOOS != "linux" {
 				return "", fmt.Errorf("the managed paths nowhook writes are Linux's (%s), and this is %s: build the tree with --root DIR and install it where the client looks on this system (docs/platforms.md, \"Managed channels\")", a.Scope.Managed.File(), runtime.GOOS)
@@ -72,7 +73,7 @@ func managedScope(root string) *Scope {
 			case o.Trust:
 				return UsageError("--trust-codex goes with Codex's project hook; Codex runs a managed hook with no trust step")
 			case !o.AgentsSet:
-				return UsageError("--scope managed writes files that every user's sessions on this machine read: name the agents with --agents (%s)", strings.Join(names(func(a *agent.Agent) bool { return a.Scope.Managed != nil }), ", "))
+				return UsageError("--scope managed writes files that every user's sessions on this machine read: name the agents with --agents (%s)", strings.Join(names(serves), ", "))
 			}
 			return nil
 		},
