@@ -184,29 +184,18 @@ func (g *guard) linkOut(rel string) (link, to string) {
 			base = a.logical
 		}
 	}
-	r, err := filepath.Rel(base, abs)
-	if err != nil {
-		return "", ""
+	link, to = linkBelow(base, abs)
+	if link != "" && g.project {
+		return relTo(g.areas[0].logical, link), to
 	}
-	at := base
-	for _, part := range strings.Split(filepath.ToSlash(r), "/") {
-		at = filepath.Join(at, part)
-		if info, err := os.Lstat(at); err == nil && info.Mode()&os.ModeSymlink != 0 {
-			to, _ := os.Readlink(at)
-			if g.project {
-				return relTo(g.areas[0].logical, at), to
-			}
-			return at, to
-		}
-	}
-	return "", ""
+	return link, to
 }
 
 // linkBelow finds the first symbolic link on the way from the folder base
 // to the absolute path p, and what it points to.
 func linkBelow(base, p string) (link, to string) {
 	r, err := filepath.Rel(base, p)
-	if err != nil || strings.HasPrefix(r, "..") {
+	if err != nil {
 		return "", ""
 	}
 	at := base
