@@ -25,5 +25,6 @@ func main() {
 			os.Exit(0)
 		}
 	}
+	reminder.ExitsAfterRun()
 	os.Exit(reminder.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -2,8 +2,16 @@
 // back right after a context compaction.
 package main
 
-import "os"
+import (
+	"os"
+
+	"github.com/nowhook/nowhook/cmd/internal/reminder"
+)
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "reminder" {
+		// The hook's process ends with the command.
+		reminder.ExitsAfterRun()
+	}
 	os.Exit(run(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
 }

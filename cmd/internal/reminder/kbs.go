@@ -100,6 +100,11 @@ func callReaping(reap bool, prog string, args []string, dir string, deadline tim
 	}
 	running.Store(int64(kid.pid))
 	defer running.Store(0)
+	// From here a stop must kill kbs's group: the signals are caught,
+	// while kbs starts on its own (stops.go). A stop in the instant
+	// before ends the hook by its default action, and kbs with it (its
+	// parent-death signal).
+	armStops()
 	if reaper {
 		defer killOrphans(log)
 	}

@@ -27,14 +27,26 @@ func TestMain(m *testing.M) {
 		os.Exit(fakesamemind.Main())
 	case "nowhook":
 		if len(os.Args) > 1 && os.Args[1] == "reminder" {
+			ExitsAfterRun()
 			os.Exit(Run(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 		}
 		os.Exit(2)
 	case "nowhook-reminder":
+		ExitsAfterRun()
 		os.Exit(Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	case "watching-hook": // TestStopsCaughtOnceAChildRuns: watching for a stop, with a child or not
+		c := make(chan os.Signal, 1)
+		watchStops(c)
+		if os.Args[1] == "child" {
+			armStops()
+		}
+		fmt.Println("watching")
+		fmt.Println(<-c)
+		os.Exit(0)
 	case "blocked-hook": // TestGuardEndsABlockedHook: a hook stuck in a read
 		budget, _ := time.ParseDuration(os.Args[1])
 		guard(budget, logger{w: os.Stderr, on: true})
+		armStops() // as once kbs runs: the stop signals are caught
 		fmt.Println("guarded")
 		_, _ = io.ReadAll(os.Stdin) // the test never closes it
 		os.Exit(3)
@@ -65,7 +77,7 @@ func toolDir(t *testing.T, tools ...string) string {
 			target = name
 		}
 		switch target {
-		case "kbs", "kanbus", "nowhook", "nowhook-reminder", "blocked-hook", "samemind":
+		case "kbs", "kanbus", "nowhook", "nowhook-reminder", "blocked-hook", "watching-hook", "samemind":
 			if renamed {
 				t.Fatalf("toolDir: rename the role, not the test binary: %q", tool)
 			}

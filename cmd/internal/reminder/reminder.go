@@ -89,8 +89,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Stopped by the agent, it kills kbs's group rather than leave it; the
 	// wrapper's own stop comes as its death (stopWithParent).
 	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	defer signal.Stop(stop)
+	defer watchStops(stop)(exitsAfterRun.Load())
 	stopWithParent()
 	defer guard(cfg.budget, log)()
 	wd, _ := os.Getwd()
@@ -316,7 +315,7 @@ const guardGrace = time.Second
 // system). It returns the function that disarms it.
 func guard(budget time.Duration, log logger) (disarm func()) {
 	hard := make(chan os.Signal, 1)
-	signal.Notify(hard, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	unwatch := watchStops(hard)
 	timer := time.NewTimer(budget + guardGrace)
 	quit := make(chan struct{})
 	go func() {
@@ -339,7 +338,7 @@ func guard(budget time.Duration, log logger) (disarm func()) {
 		os.Exit(0)
 	}()
 	return func() {
-		signal.Stop(hard)
+		unwatch(exitsAfterRun.Load())
 		timer.Stop()
 		close(quit)
 	}

@@ -1,6 +1,7 @@
 package reminder
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"os"
@@ -585,6 +586,46 @@ func TestGuardEndsABlockedHook(t *testing.T) {
 			}
 			if !strings.Contains(stderr.String(), c.log) {
 				t.Errorf("stderr does not say %q:\n%s", c.log, stderr.String())
+			}
+		})
+	}
+}
+
+// TestStopsCaughtOnceAChildRuns: a hook watching for a stop signal catches
+// it only once it has started a child (armStops), which the stop must
+// kill; before that the signal ends it at once, by its default action.
+func TestStopsCaughtOnceAChildRuns(t *testing.T) {
+	t.Parallel()
+	bin := toolDir(t, "watching-hook")
+	for _, c := range []struct {
+		arg    string
+		caught bool
+	}{{"none", false}, {"child", true}} {
+		t.Run(c.arg, func(t *testing.T) {
+			cmd := exec.Command(filepath.Join(bin, "watching-hook"), c.arg)
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			r := bufio.NewReader(stdout)
+			if line, err := r.ReadString('\n'); line != "watching\n" {
+				cmd.Process.Kill()
+				t.Fatalf("the hook did not start watching: %q, %v", line, err)
+			}
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			rest, _ := io.ReadAll(r)
+			err = cmd.Wait()
+			ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			if c.caught && (err != nil || string(rest) != "terminated\n") {
+				t.Errorf("with a child: exit %v, printed %q; want exit 0 and the signal caught", err, rest)
+			}
+			if !c.caught && (!ws.Signaled() || ws.Signal() != syscall.SIGTERM || len(rest) != 0) {
+				t.Errorf("without a child: exit %v, printed %q; want the default action of SIGTERM", err, rest)
 			}
 		})
 	}
