@@ -57,8 +57,9 @@ cleanup() {
 # case runs with and SRC's wrapper (as its setup writes it) in OUT.
 build() {
 	src=$1 out=$2
-	(cd "$src" && CGO_ENABLED=0 go build -o "$out/nowhook" ./cmd/nowhook &&
-		CGO_ENABLED=0 go build -o "$out/nowhook-reminder" ./cmd/nowhook-reminder)
+	# Built as install.sh and the release archives build them.
+	(cd "$src" && CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$out/nowhook" ./cmd/nowhook &&
+		CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$out/nowhook-reminder" ./cmd/nowhook-reminder)
 	mkdir -p "$out/bin-go" "$out/bin-full" "$out/bin-py" "$out/proj/.git"
 	: >"$out/proj/.kanbus.yml"
 	ln -s "$out/nowhook" "$out/bin-go/nowhook"
