@@ -89,7 +89,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Stopped by the agent, it kills kbs's group rather than leave it; the
 	// wrapper's own stop comes as its death (stopWithParent).
 	stop := make(chan os.Signal, 1)
-	defer watchStops(stop)(exitsAfterRun.Load())
+	defer watchStops(stop)()
 	stopWithParent()
 	defer guard(cfg.budget, log)()
 	wd, _ := os.Getwd()
@@ -338,7 +338,7 @@ func guard(budget time.Duration, log logger) (disarm func()) {
 		os.Exit(0)
 	}()
 	return func() {
-		unwatch(exitsAfterRun.Load())
+		unwatch()
 		timer.Stop()
 		close(quit)
 	}

@@ -27,22 +27,22 @@ var stops struct {
 }
 
 // watchStops sends the stop signals to c from now on if the hook has
-// started a child, else from armStops on; unwatch ends that. keep, set
-// where the process exits as soon as the hook is done, leaves the signals
-// caught after unwatch: handing them back costs the runtime's thread a
-// round trip for each.
-func watchStops(c chan<- os.Signal) (unwatch func(keep bool)) {
+// started a child, else from armStops on; unwatch ends that. Where the
+// process exits as soon as the hook is done (ExitsAfterRun), the signals
+// stay caught after unwatch: handing them back costs the runtime's thread
+// a round trip for each.
+func watchStops(c chan<- os.Signal) (unwatch func()) {
 	stops.Lock()
 	defer stops.Unlock()
 	stops.chans = append(stops.chans, c)
 	if stops.armed {
 		signal.Notify(c, stopSignals...)
 	}
-	return func(keep bool) {
+	return func() {
 		stops.Lock()
 		defer stops.Unlock()
 		stops.chans = slices.DeleteFunc(stops.chans, func(w chan<- os.Signal) bool { return w == c })
-		if stops.armed && !keep {
+		if stops.armed && !exitsAfterRun.Load() {
 			signal.Stop(c)
 		}
 	}
